@@ -1,0 +1,282 @@
+//===- SpecReport.cpp - What a checked spec declares, for people ----------===//
+#include "codegen/Report/SpecReport.h"
+
+#include "dialects/Plx/IR/PlxDialect.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <cstdio>
+
+using namespace mlir;
+using namespace plexus;
+using json = nlohmann::ordered_json;
+
+std::string report::formatCount(double count) {
+  const char *suffix[] = {"", " K", " M", " B", " T"};
+  int i = 0;
+  while (std::fabs(count) >= 1000.0 && i < 4) {
+    count /= 1000.0;
+    ++i;
+  }
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), i == 0 ? "%.0f%s" : "%.2f%s", count,
+                suffix[i]);
+  return buffer;
+}
+
+std::string report::formatDecimal(double value, const std::string &unit) {
+  const char *prefix[] = {"", "K", "M", "G", "T", "P", "E"};
+  int i = 0;
+  while (std::fabs(value) >= 1000.0 && i < 6) {
+    value /= 1000.0;
+    ++i;
+  }
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.4g %s%s", value, prefix[i],
+                unit.c_str());
+  return buffer;
+}
+
+static const char *dtypeName(cost::DType d) {
+  switch (d) {
+  case cost::DType::BF16:
+    return "bf16";
+  case cost::DType::FP16:
+    return "fp16";
+  case cost::DType::FP8:
+    return "fp8";
+  case cost::DType::FP32:
+    return "fp32";
+  }
+  return "bf16";
+}
+
+static json modelJson(plx::ModelOp model) {
+  cost::TransformerShape s = model.getShape().toShape();
+  json j;
+  j["name"] = model.getSymName().str();
+  j["kind"] = s.isMoE() ? "moe" : "dense";
+  j["parameters"] = cost::totalParameters(s);
+  j["active_parameters"] = cost::activeParameters(s);
+  j["layers"] = s.layers;
+  j["hidden"] = s.hidden;
+  j["heads"] = s.heads;
+  j["kv_heads"] = s.kvHeads;
+  j["head_dim"] = s.headDim;
+  j["ffn"] = s.ffn;
+  j["vocab"] = s.vocab;
+  if (s.isMoE()) {
+    j["experts"] = s.experts;
+    j["top_k"] = s.topK;
+    j["shared_experts"] = s.sharedExperts;
+    j["moe_ffn"] = s.moeFfn;
+    j["dense_layers"] = s.denseLayers;
+  }
+  j["mtp_layers"] = s.mtpLayers;
+  j["dtype"] = dtypeName(s.dtype);
+  j["weight_bytes"] =
+      cost::totalParameters(s) * cost::bytesPerElement(s.dtype);
+  return j;
+}
+
+static json datasetJson(plx::DatasetOp data) {
+  json j;
+  j["name"] = data.getSymName().str();
+  llvm::TypeSwitch<Attribute>(data.getSource())
+      .Case([&](plx::LengthsFileAttr a) {
+        j["source"] = "lengths_file";
+        j["path"] = a.getPath().str();
+        j["sequences"] = a.getCount();
+        j["max_length"] = a.getMax();
+      })
+      .Case([&](plx::LognormalAttr a) {
+        j["source"] = "lognormal";
+        j["mu"] = a.getMu().value;
+        j["sigma"] = a.getSigma().value;
+      })
+      .Case([&](plx::HistogramAttr a) {
+        j["source"] = "histogram";
+        j["bounds"] = std::vector<int64_t>(a.getBounds().begin(),
+                                           a.getBounds().end());
+        std::vector<double> weights;
+        for (plx::Real w : a.getWeights())
+          weights.push_back(w);
+        j["weights"] = weights;
+      });
+  j["clamp"] = data.getClamp();
+  j["padding"] = data.getPadding();
+  j["overlong"] = stringifyOverlong(data.getOverlong()).str();
+  return j;
+}
+
+static json workloadJson(plx::WorkloadOp work) {
+  json j;
+  j["name"] = work.getSymName().str();
+  llvm::TypeSwitch<Attribute>(work.getSource())
+      .Case([&](plx::TrajectoriesAttr a) {
+        j["source"] = "trajectories";
+        j["path"] = a.getPath().str();
+        j["tasks"] = a.getTasks();
+        j["concurrency"] = a.getConcurrency();
+      })
+      .Case([&](plx::SyntheticAgentAttr a) {
+        j["source"] = "synthetic";
+        j["preset"] = stringifyAgentPreset(a.getPreset()).str();
+        j["tasks"] = a.getTasks();
+        j["concurrency"] = a.getConcurrency();
+        j["turns"] = a.getTurns();
+        j["prompt_tokens"] = a.getPrompt();
+        j["new_tokens"] = a.getNewTokens();
+        j["output_tokens"] = a.getOutputTokens();
+        j["tool_latency_s"] = a.getToolLatency().value;
+        j["max_len"] = a.getMaxLen();
+      });
+  return j;
+}
+
+static json fabricJson(plx::FabricOp fabric) {
+  plx::ChipAttr chip = fabric.getChip();
+  json j;
+  j["name"] = fabric.getSymName().str();
+  j["chip"] = chip.getName().str();
+  j["chips"] = fabric.getChips();
+  j["nodes"] = fabric.getNodes();
+  j["chips_per_node"] = fabric.getChipsPerNode();
+  j["chip_memory_bytes"] = chip.getHbmBytes();
+  j["chip_bf16_flops"] = chip.getBf16Flops().value;
+  j["chip_fp8_flops"] = chip.getFp8Flops().value;
+  j["chip_memory_bandwidth_bytes_per_s"] = chip.getHbmBandwidth().value;
+  j["intra_node"] = stringifyIntraNode(fabric.getIntraNode()).str();
+  j["intra_node_bandwidth_bytes_per_s"] =
+      fabric.getIntraNodeBandwidth().convertToDouble();
+  json topo;
+  llvm::TypeSwitch<Attribute>(fabric.getTopology())
+      .Case([&](plx::RailXAttr a) {
+        topo["kind"] = "railx";
+        topo["rows"] = a.getRows();
+        topo["cols"] = a.getCols();
+        topo["rails"] = a.getRails();
+        topo["directed"] = a.getDirected();
+        topo["link_bandwidth_bytes_per_s"] = a.getLinkBandwidth().value;
+      })
+      .Case([&](plx::FatTreeAttr a) {
+        topo["kind"] = "fat_tree";
+        topo["radix"] = a.getRadix();
+        topo["tiers"] = a.getTiers();
+        topo["oversubscription"] = a.getOversubscription().value;
+        topo["link_bandwidth_bytes_per_s"] = a.getLinkBandwidth().value;
+      })
+      .Case([&](plx::RailOptimizedAttr a) {
+        topo["kind"] = "rail_optimized";
+        topo["rails"] = a.getRails();
+        topo["radix"] = a.getRadix();
+        topo["oversubscription"] = a.getOversubscription().value;
+        topo["link_bandwidth_bytes_per_s"] = a.getLinkBandwidth().value;
+      })
+      .Case([&](plx::TorusAttr a) {
+        topo["kind"] = "torus";
+        topo["dims"] =
+            std::vector<int64_t>(a.getDims().begin(), a.getDims().end());
+        topo["link_bandwidth_bytes_per_s"] = a.getLinkBandwidth().value;
+      });
+  j["topology"] = topo;
+  return j;
+}
+
+template <typename OpT>
+static OpT lookup(ModuleOp module, FlatSymbolRefAttr ref) {
+  return dyn_cast_or_null<OpT>(SymbolTable::lookupSymbolIn(module, ref));
+}
+
+json report::specReportJson(ModuleOp module) {
+  json jobs = json::array();
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (auto train = dyn_cast<plx::TrainOp>(op)) {
+      json j;
+      j["name"] = train.getSymName().str();
+      j["kind"] = "train";
+      j["batch"] = train.getBatch();
+      j["steps"] = train.getSteps();
+      j["seed"] = train.getSeed();
+      j["model"] = modelJson(lookup<plx::ModelOp>(module, train.getModelAttr()));
+      j["data"] =
+          datasetJson(lookup<plx::DatasetOp>(module, train.getDataAttr()));
+      j["fabric"] =
+          fabricJson(lookup<plx::FabricOp>(module, train.getFabricAttr()));
+      jobs.push_back(std::move(j));
+    } else if (auto serve = dyn_cast<plx::ServeOp>(op)) {
+      json j;
+      j["name"] = serve.getSymName().str();
+      j["kind"] = "serve";
+      j["seed"] = serve.getSeed();
+      j["model"] = modelJson(lookup<plx::ModelOp>(module, serve.getModelAttr()));
+      j["workload"] = workloadJson(
+          lookup<plx::WorkloadOp>(module, serve.getWorkloadAttr()));
+      j["fabric"] =
+          fabricJson(lookup<plx::FabricOp>(module, serve.getFabricAttr()));
+      jobs.push_back(std::move(j));
+    }
+  }
+  json root;
+  root["jobs"] = std::move(jobs);
+  return root;
+}
+
+void report::printSpecReport(ModuleOp module, std::ostream &os) {
+  json root = specReportJson(module);
+  if (root["jobs"].empty()) {
+    os << "The spec declares no train or serve job.\n";
+    return;
+  }
+  for (const json &job : root["jobs"]) {
+    const json &m = job["model"];
+    const json &f = job["fabric"];
+    os << job["kind"].get<std::string>() << " job '"
+       << job["name"].get<std::string>() << "'\n";
+    os << "  model    " << m["name"].get<std::string>() << ": "
+       << m["kind"].get<std::string>() << ", "
+       << formatCount(m["parameters"].get<double>()) << " parameters";
+    if (m["kind"] == "moe")
+      os << " (" << formatCount(m["active_parameters"].get<double>())
+         << " active, " << m["experts"].get<int64_t>() << " experts top-"
+         << m["top_k"].get<int64_t>() << ")";
+    os << ", " << m["layers"].get<int64_t>() << " layers, hidden "
+       << m["hidden"].get<int64_t>() << ", " << m["heads"].get<int64_t>()
+       << " heads (" << m["kv_heads"].get<int64_t>() << " kv), "
+       << m["dtype"].get<std::string>() << "\n";
+    if (job.contains("data")) {
+      const json &d = job["data"];
+      os << "  data     " << d["name"].get<std::string>() << ": "
+         << d["source"].get<std::string>();
+      if (d["source"] == "lengths_file")
+        os << " " << d["path"].get<std::string>() << " ("
+           << d["sequences"].get<int64_t>() << " sequences, longest "
+           << d["max_length"].get<int64_t>() << " tokens)";
+      if (d["clamp"].get<int64_t>() > 0)
+        os << ", clamp " << d["clamp"].get<int64_t>() << " ("
+           << d["overlong"].get<std::string>() << ")";
+      os << ", padding " << d["padding"].get<int64_t>() << "; batch "
+         << job["batch"].get<int64_t>() << " sequences x "
+         << job["steps"].get<int64_t>() << " step(s)\n";
+    } else {
+      const json &w = job["workload"];
+      os << "  workload " << w["name"].get<std::string>() << ": "
+         << w["source"].get<std::string>() << ", "
+         << w["tasks"].get<int64_t>() << " tasks, concurrency "
+         << w["concurrency"].get<int64_t>() << "\n";
+    }
+    os << "  fabric   " << f["name"].get<std::string>() << ": "
+       << f["chips"].get<int64_t>() << " x " << f["chip"].get<std::string>()
+       << " (" << f["nodes"].get<int64_t>() << " nodes x "
+       << f["chips_per_node"].get<int64_t>() << "), "
+       << formatDecimal(f["chip_memory_bytes"].get<double>(), "B")
+       << " and "
+       << formatDecimal(f["chip_bf16_flops"].get<double>(), "FLOP/s")
+       << " bf16 per chip, topology "
+       << f["topology"]["kind"].get<std::string>() << " at "
+       << formatDecimal(f["topology"]["link_bandwidth_bytes_per_s"].get<double>(),
+                        "B/s")
+       << " per link\n";
+  }
+}

@@ -1,0 +1,305 @@
+//===- PlanOps.cpp - Ops of the plan (decisions) dialect ------------------===//
+//
+// Builders, the `custom<Decimal>` directive and the verifiers of the plan ops.
+// Local rules live in verify(); rules that relate an op to the ops inside it
+// live in verifyRegions(), which runs after the nested ops have verified, so
+// it may rely on their local rules.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Plan/IR/PlanDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <unordered_map>
+
+using namespace mlir;
+using namespace plexus::plan;
+
+//===----------------------------------------------------------------------===//
+// custom<Decimal>: f64 attributes as short decimals
+//===----------------------------------------------------------------------===//
+
+/// The shortest decimal text of `value` that reads back as the same double,
+/// spelled as an MLIR float literal (always with a '.', e.g. "2.0", "3.0e+09").
+/// The default FloatAttr form ("1.250000e+00") is exact too but hard to read.
+static std::string formatDecimal(double value) {
+  if (!std::isfinite(value))
+    return std::isnan(value) ? "nan" : (value < 0 ? "-inf" : "inf");
+  char buffer[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value)
+      break;
+  }
+  std::string text(buffer);
+  if (text.find('.') == std::string::npos) {
+    size_t exponent = text.find_first_of("eE");
+    text.insert(exponent == std::string::npos ? text.size() : exponent, ".0");
+  }
+  return text;
+}
+
+static ParseResult parseDecimal(OpAsmParser &parser, FloatAttr &attr) {
+  double value = 0;
+  if (parser.parseFloat(value))
+    return failure();
+  attr = parser.getBuilder().getF64FloatAttr(value);
+  return success();
+}
+
+static void printDecimal(OpAsmPrinter &printer, Operation *, FloatAttr attr) {
+  // Non-finite values are invalid, but the printer must still write text
+  // that reads back: the hexadecimal form does.
+  if (!std::isfinite(attr.getValueAsDouble())) {
+    printer.printFloat(attr.getValue());
+    return;
+  }
+  printer << formatDecimal(attr.getValueAsDouble());
+}
+
+#define GET_OP_CLASSES
+#include "dialects/Plan/IR/PlanOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared checks
+//===----------------------------------------------------------------------===//
+
+/// Modeled times are seconds: finite and non-negative.
+static LogicalResult verifySeconds(Operation *op, StringRef what,
+                                   double seconds) {
+  if (std::isfinite(seconds) && seconds >= 0)
+    return success();
+  return op->emitOpError() << what
+                           << " must be a finite, non-negative number of "
+                              "seconds, got "
+                           << formatDecimal(seconds);
+}
+
+static LogicalResult verifyBytes(Operation *op, StringRef what, int64_t bytes) {
+  if (bytes >= 0)
+    return success();
+  return op->emitOpError() << what << " must be non-negative, got " << bytes
+                           << " bytes";
+}
+
+/// "[first, last]", the way the assembly spells a rank range.
+static std::string rankRange(int64_t first, int64_t last) {
+  return "[" + std::to_string(first) + ", " + std::to_string(last) + "]";
+}
+
+//===----------------------------------------------------------------------===//
+// StepOp
+//===----------------------------------------------------------------------===//
+
+void StepOp::build(OpBuilder &builder, OperationState &state, StringRef symName,
+                   int64_t index, int64_t worldSize, double time,
+                   int64_t peakMem) {
+  Properties &props = state.getOrAddProperties<Properties>();
+  props.sym_name = builder.getStringAttr(symName);
+  props.index = builder.getI64IntegerAttr(index);
+  props.world_size = builder.getI64IntegerAttr(worldSize);
+  props.time = builder.getF64FloatAttr(time);
+  props.peak_mem = builder.getI64IntegerAttr(peakMem);
+  state.addRegion()->emplaceBlock();
+}
+
+LogicalResult StepOp::verify() {
+  if (getIndex() < 0)
+    return emitOpError("step index must be non-negative, got ") << getIndex();
+  if (getWorldSize() < 1)
+    return emitOpError("world size must be at least 1, got ") << getWorldSize();
+  if (failed(verifySeconds(*this, "step time", getTime())))
+    return failure();
+  return verifyBytes(*this, "peak memory", getPeakMem());
+}
+
+LogicalResult StepOp::verifyRegions() {
+  auto microbatches = llvm::to_vector(getBody()->getOps<MicrobatchOp>());
+  if (microbatches.empty())
+    return emitOpError("holds no micro-batch; a step runs at least one");
+
+  // Where each sequence was seen: (micro-batch index, group position).
+  // std::unordered_map, not DenseMap: any int64_t is a valid sequence id.
+  std::unordered_map<int64_t, std::pair<int64_t, unsigned>> seenAt;
+  double timeSum = 0;
+  for (auto [position, microbatch] : llvm::enumerate(microbatches)) {
+    if (microbatch.getIndex() != static_cast<int64_t>(position))
+      return microbatch.emitOpError("has index ")
+             << microbatch.getIndex() << " but is micro-batch #" << position
+             << " of its step; indices count up from 0 in order";
+    timeSum += microbatch.getTime();
+
+    for (auto [groupPos, group] :
+         llvm::enumerate(microbatch.getBody()->getOps<SpGroupOp>())) {
+      for (int64_t seq : group.getSeqs()) {
+        auto [it, inserted] =
+            seenAt.try_emplace(seq, static_cast<int64_t>(position),
+                               static_cast<unsigned>(groupPos));
+        // Repeats inside one micro-batch were reported by its verifier.
+        if (!inserted)
+          return group.emitOpError("sequence ")
+                 << seq << " is already processed by group #"
+                 << it->second.second << " of micro-batch " << it->second.first
+                 << "; a step processes each sequence once";
+      }
+      if (group.getMem() > getPeakMem())
+        return emitOpError("peak memory ")
+               << getPeakMem() << " bytes is less than the " << group.getMem()
+               << " bytes per rank of group #" << groupPos << " of micro-batch "
+               << position;
+    }
+  }
+
+  // Micro-batches run one after the other. The tolerance absorbs a sum taken
+  // in a different order by the planner.
+  if (timeSum > getTime() * (1 + 1e-9))
+    return emitOpError("step time ")
+           << formatDecimal(getTime())
+           << " s is less than the sum of its micro-batch times, "
+           << formatDecimal(timeSum) << " s";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MicrobatchOp
+//===----------------------------------------------------------------------===//
+
+void MicrobatchOp::build(OpBuilder &builder, OperationState &state,
+                         int64_t index, double time) {
+  Properties &props = state.getOrAddProperties<Properties>();
+  props.index = builder.getI64IntegerAttr(index);
+  props.time = builder.getF64FloatAttr(time);
+  state.addRegion()->emplaceBlock();
+}
+
+LogicalResult MicrobatchOp::verify() {
+  if (getIndex() < 0)
+    return emitOpError("micro-batch index must be non-negative, got ")
+           << getIndex();
+  return verifySeconds(*this, "micro-batch time", getTime());
+}
+
+LogicalResult MicrobatchOp::verifyRegions() {
+  auto step = dyn_cast<StepOp>((*this)->getParentOp());
+  if (!step) // HasParent has reported it.
+    return failure();
+  const int64_t world = step.getWorldSize();
+  auto groups = llvm::to_vector(getBody()->getOps<SpGroupOp>());
+
+  // Every group inside the world ([0, world); first >= 0 is a local rule).
+  for (auto [pos, group] : llvm::enumerate(groups))
+    if (group.getLastRank() >= world)
+      return group.emitOpError("rank range ")
+             << rankRange(group.getFirstRank(), group.getLastRank())
+             << " lies outside the world [0, " << world << ")";
+
+  // No sequence in two groups.
+  std::unordered_map<int64_t, unsigned> groupOfSeq;
+  for (auto [pos, group] : llvm::enumerate(groups))
+    for (int64_t seq : group.getSeqs()) {
+      auto [it, inserted] = groupOfSeq.try_emplace(seq, pos);
+      if (!inserted && it->second != pos)
+        return group.emitOpError("sequence ")
+               << seq << " is also assigned to group #" << it->second
+               << " of this micro-batch";
+    }
+
+  // Disjoint rank ranges: sort by first rank, then sweep, remembering the
+  // range that reaches furthest so far. An overlap is reported on whichever
+  // of the two groups comes later in the IR.
+  auto byFirst = llvm::to_vector(
+      llvm::seq<unsigned>(0, static_cast<unsigned>(groups.size())));
+  llvm::stable_sort(byFirst, [&](unsigned a, unsigned b) {
+    return groups[a].getFirstRank() < groups[b].getFirstRank();
+  });
+  std::optional<unsigned> furthest;
+  for (unsigned pos : byFirst) {
+    SpGroupOp group = groups[pos];
+    if (furthest && group.getFirstRank() <= groups[*furthest].getLastRank()) {
+      unsigned earlier = std::min(pos, *furthest);
+      unsigned later = std::max(pos, *furthest);
+      return groups[later].emitOpError("rank range ")
+             << rankRange(groups[later].getFirstRank(),
+                          groups[later].getLastRank())
+             << " overlaps group #" << earlier << " "
+             << rankRange(groups[earlier].getFirstRank(),
+                          groups[earlier].getLastRank());
+    }
+    if (!furthest || group.getLastRank() > groups[*furthest].getLastRank())
+      furthest = pos;
+  }
+
+  // Cover [0, world): with the ranges disjoint and inside the world, a rank
+  // that no group holds is exactly a shortfall of the degree sum.
+  int64_t next = 0;
+  std::optional<std::pair<int64_t, int64_t>> hole;
+  for (unsigned pos : byFirst) {
+    if (groups[pos].getFirstRank() > next) {
+      hole = {next, groups[pos].getFirstRank() - 1};
+      break;
+    }
+    next = groups[pos].getLastRank() + 1;
+  }
+  if (!hole && next < world)
+    hole = {next, world - 1};
+  if (hole) {
+    int64_t degreeSum = 0;
+    for (SpGroupOp group : groups)
+      degreeSum += group.getDegree();
+    return emitOpError("ranks ")
+           << rankRange(hole->first, hole->second)
+           << " belong to no SP group: the group degrees sum to " << degreeSum
+           << " but the world has " << world << " ranks";
+  }
+
+  // Groups run side by side: the micro-batch lasts as long as the slowest.
+  for (auto [pos, group] : llvm::enumerate(groups))
+    if (group.getTime() > getTime())
+      return emitOpError("micro-batch time ")
+             << formatDecimal(getTime()) << " s is less than the "
+             << formatDecimal(group.getTime()) << " s of its group #" << pos;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SpGroupOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SpGroupOp::verify() {
+  const int64_t first = getFirstRank(), last = getLastRank();
+  if (getDegree() < 1)
+    return emitOpError("SP degree must be at least 1, got ") << getDegree();
+  if (first < 0)
+    return emitOpError("first rank must be non-negative, got ") << first;
+  if (last < first)
+    return emitOpError("rank range ")
+           << rankRange(first, last) << " is empty (last < first)";
+  // Written as degree - 1 == last - first so that nothing overflows.
+  if (getDegree() - 1 != last - first)
+    return emitOpError("SP degree ")
+           << getDegree() << " does not match rank range "
+           << rankRange(first, last) << ", which holds "
+           << (static_cast<uint64_t>(last - first) + 1) << " ranks";
+
+  for (int64_t seq : getSeqs())
+    if (seq < 0)
+      return emitOpError("sequence id must be non-negative, got ") << seq;
+  SmallVector<int64_t> sorted(getSeqs());
+  llvm::sort(sorted);
+  auto repeat = std::adjacent_find(sorted.begin(), sorted.end());
+  if (repeat != sorted.end())
+    return emitOpError("sequence ") << *repeat << " is listed twice";
+
+  if (failed(verifySeconds(*this, "group time", getTime())))
+    return failure();
+  return verifyBytes(*this, "memory per rank", getMem());
+}

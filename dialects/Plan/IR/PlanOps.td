@@ -1,0 +1,155 @@
+//===- PlanOps.td - Ops of the plan (decisions) dialect ----*- tablegen -*-===//
+//
+// A training step: plan.step > plan.microbatch > plan.sp_group.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLEXUS_PLAN_OPS_TD
+#define PLEXUS_PLAN_OPS_TD
+
+include "dialects/Plan/IR/PlanDialect.td"
+include "mlir/IR/SymbolInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// plan.step
+//===----------------------------------------------------------------------===//
+
+def Plan_StepOp : Plan_Op<"step", [
+    Symbol, IsolatedFromAbove, SingleBlock, NoTerminator]> {
+  let summary = "One training step: its micro-batches in execution order";
+  let description = [{
+    A `plan.step` is what the planner decided for one optimizer step of a
+    training job over `world` ranks. Its body lists the step's micro-batches
+    (`plan.microbatch`) in the order they run; their gradients accumulate
+    until the step ends.
+
+    Attributes (written `index`, `world`, `time`, `peak_mem`):
+    - `index`: which step of the job this is (0-based, non-negative).
+    - `world_size`: the number of ranks taking part (at least 1).
+    - `time`: the modeled time of the whole step in seconds. Micro-batches
+      run one after the other, so it is at least the sum of their times.
+    - `peak_mem`: the modeled peak memory of the busiest rank in bytes; at
+      least the per-rank memory of every SP group of the step.
+
+    The verifier checks the attributes, that the step holds at least one
+    micro-batch, that micro-batch indices count 0, 1, 2, ... in order, that
+    no sequence is processed by two groups of the step, and the two cost
+    bounds above (with a relative tolerance of 1e-9 for the sum).
+
+    ```mlir
+    plan.step @step0 index 0 world 8 time 2.5 peak_mem 3000000000 {
+      plan.microbatch 0 time 1.25 {
+        plan.sp_group degree 8 ranks [0, 7] seqs [3] time 1.25 mem 3000000000
+      }
+      plan.microbatch 1 time 1.25 {
+        plan.sp_group degree 4 ranks [0, 3] seqs [0, 5] time 1.25 mem 2000000000
+        plan.sp_group degree 4 ranks [4, 7] seqs [1, 2] time 1.0 mem 1500000000
+      }
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Plan_Int64Attr:$index,
+                       Plan_Int64Attr:$world_size, Plan_F64Attr:$time,
+                       Plan_Int64Attr:$peak_mem);
+  let regions = (region SizedRegion<1>:$bodyRegion);
+  let assemblyFormat = [{
+    $sym_name `index` $index `world` $world_size
+    `time` custom<Decimal>($time) `peak_mem` $peak_mem
+    attr-dict-with-keyword $bodyRegion
+  }];
+  let skipDefaultBuilders = 1;
+  let builders = [
+    // Creates the step with an empty body block, ready for micro-batches.
+    OpBuilder<(ins "::llvm::StringRef":$symName, "int64_t":$index,
+                   "int64_t":$worldSize, "double":$time, "int64_t":$peakMem)>
+  ];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// plan.microbatch
+//===----------------------------------------------------------------------===//
+
+def Plan_MicrobatchOp : Plan_Op<"microbatch", [
+    HasParent<"StepOp">, SingleBlock, NoTerminator]> {
+  let summary = "One micro-batch of a step: its SP groups, run side by side";
+  let description = [{
+    A `plan.microbatch` is one forward and backward pass over part of the
+    step's sequences. Its body holds the sequence-parallel groups
+    (`plan.sp_group`) it is cut into; the groups run concurrently, each on
+    its own ranks, so the micro-batch takes as long as its slowest group.
+
+    Attributes:
+    - `index`: position in the step; the i-th micro-batch has index i.
+    - `time`: the modeled time in seconds (finite, non-negative), at least
+      every group's time.
+
+    The verifier checks that the groups' rank ranges lie inside
+    [0, world), do not overlap, and together cover every rank of the step
+    (so the group degrees sum to the world size), that no sequence is given
+    to two groups, and the time bound above.
+
+    ```mlir
+    plan.microbatch 1 time 1.25 {
+      plan.sp_group degree 4 ranks [0, 3] seqs [0, 5] time 1.25 mem 2000000000
+      plan.sp_group degree 4 ranks [4, 7] seqs [1, 2] time 1.0 mem 1500000000
+    }
+    ```
+  }];
+  let arguments = (ins Plan_Int64Attr:$index, Plan_F64Attr:$time);
+  let regions = (region SizedRegion<1>:$bodyRegion);
+  let assemblyFormat = [{
+    $index `time` custom<Decimal>($time) attr-dict-with-keyword $bodyRegion
+  }];
+  let skipDefaultBuilders = 1;
+  let builders = [
+    // Creates the micro-batch with an empty body block, ready for groups.
+    OpBuilder<(ins "int64_t":$index, "double":$time)>
+  ];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// plan.sp_group
+//===----------------------------------------------------------------------===//
+
+def Plan_SpGroupOp : Plan_Op<"sp_group", [HasParent<"MicrobatchOp">]> {
+  let summary = "A sequence-parallel group and the sequences it processes";
+  let description = [{
+    A `plan.sp_group` is one Ulysses-style sequence-parallel group of a
+    micro-batch (FlexSP): `degree` consecutive ranks `[first, last]`
+    (inclusive) that split each of their sequences along its length and
+    exchange activations by all-to-all. Groups of one micro-batch may have
+    different degrees.
+
+    Attributes (written `degree`, `ranks [first, last]`, `seqs`, `time`,
+    `mem`):
+    - `degree`: the SP degree, at least 1 and equal to `last - first + 1`.
+    - `first_rank`, `last_rank`: the ranks of the group, inclusive;
+      `first_rank` >= 0. Rank ranges of one micro-batch lie in
+      [0, world), are disjoint and cover every rank.
+    - `seqs`: the ids (>= 0, no repeats) of the sequences the group
+      processes; a sequence belongs to at most one group of the whole
+      step. The list may be empty: the group's ranks then sit out the
+      micro-batch.
+    - `time`: the modeled time of the group's work in seconds (finite,
+      non-negative).
+    - `mem`: the modeled memory each rank of the group needs, in bytes
+      (non-negative).
+
+    ```mlir
+    plan.sp_group degree 4 ranks [0, 3] seqs [0, 5, 7] time 1.2 mem 3000000000
+    ```
+  }];
+  let arguments = (ins Plan_Int64Attr:$degree, Plan_Int64Attr:$first_rank,
+                       Plan_Int64Attr:$last_rank, DenseI64ArrayAttr:$seqs,
+                       Plan_F64Attr:$time, Plan_Int64Attr:$mem);
+  let assemblyFormat = [{
+    `degree` $degree `ranks` ` ` `[` $first_rank `,` $last_rank `]`
+    `seqs` $seqs `time` custom<Decimal>($time) `mem` $mem attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // PLEXUS_PLAN_OPS_TD

@@ -1,0 +1,217 @@
+//===- PlxAttrs.cpp - Attributes of the plx dialect -----------------------===//
+//
+// Attribute verifiers. Shape rules come from passes/Cost so that the
+// frontend and the dialect agree on them.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Plx/IR/PlxDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace plexus::plx;
+
+#include "dialects/Plx/IR/PlxOpsEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Plx/IR/PlxOpsAttrs.cpp.inc"
+
+void PlxDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/Plx/IR/PlxOpsAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// TransformerAttr
+//===----------------------------------------------------------------------===//
+
+static plexus::cost::DType toCostDType(DType dtype) {
+  switch (dtype) {
+  case DType::bf16:
+    return plexus::cost::DType::BF16;
+  case DType::fp16:
+    return plexus::cost::DType::FP16;
+  case DType::fp8:
+    return plexus::cost::DType::FP8;
+  case DType::fp32:
+    return plexus::cost::DType::FP32;
+  }
+  return plexus::cost::DType::BF16;
+}
+
+static plexus::cost::TransformerShape
+makeShape(int64_t layers, int64_t hidden, int64_t heads, int64_t kvHeads,
+          int64_t headDim, int64_t ffn, int64_t vocab, MlpKind mlp, bool tied,
+          int64_t experts, int64_t topK, int64_t shared, int64_t moeFfn,
+          int64_t denseLayers, int64_t mtpLayers, DType dtype) {
+  plexus::cost::TransformerShape s;
+  s.layers = layers;
+  s.hidden = hidden;
+  s.heads = heads;
+  s.kvHeads = kvHeads;
+  s.headDim = headDim;
+  s.ffn = ffn;
+  s.vocab = vocab;
+  s.mlp = mlp == MlpKind::gelu ? plexus::cost::MlpKind::GeLU
+                               : plexus::cost::MlpKind::SwiGLU;
+  s.tiedEmbeddings = tied;
+  s.experts = experts;
+  s.topK = topK;
+  s.sharedExperts = shared;
+  s.moeFfn = moeFfn;
+  s.denseLayers = denseLayers;
+  s.mtpLayers = mtpLayers;
+  s.dtype = toCostDType(dtype);
+  return s;
+}
+
+plexus::cost::TransformerShape TransformerAttr::toShape() const {
+  return makeShape(getLayers(), getHidden(), getHeads(), getKvHeads(),
+                   getHeadDim(), getFfn(), getVocab(), getMlp(),
+                   getTiedEmbeddings(), getExperts(), getTopK(),
+                   getSharedExperts(), getMoeFfn(), getDenseLayers(),
+                   getMtpLayers(), getDtype());
+}
+
+LogicalResult TransformerAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, int64_t layers,
+    int64_t hidden, int64_t heads, int64_t kvHeads, int64_t headDim,
+    int64_t ffn, int64_t vocab, MlpKind mlp, bool tied, int64_t experts,
+    int64_t topK, int64_t shared, int64_t moeFfn, int64_t denseLayers,
+    int64_t mtpLayers, DType dtype) {
+  auto shape = makeShape(layers, hidden, heads, kvHeads, headDim, ffn, vocab,
+                         mlp, tied, experts, topK, shared, moeFfn, denseLayers,
+                         mtpLayers, dtype);
+  auto problems = plexus::cost::checkTransformerShape(shape);
+  if (problems.empty())
+    return success();
+  return emitError() << problems.front().message;
+}
+
+//===----------------------------------------------------------------------===//
+// Length distributions
+//===----------------------------------------------------------------------===//
+
+LogicalResult LognormalAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                    Real mu, Real sigma) {
+  if (!std::isfinite(mu.value) || !std::isfinite(sigma.value))
+    return emitError() << "lognormal mu and sigma must be finite";
+  if (sigma <= 0)
+    return emitError() << "lognormal sigma must be positive, got "
+                       << sigma.value;
+  if (mu > 25)
+    return emitError() << "lognormal mu = " << mu.value
+                       << " gives a median above 7e10 tokens";
+  return success();
+}
+
+LogicalResult HistogramAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                    ArrayRef<int64_t> bounds,
+                                    ArrayRef<Real> weights) {
+  if (bounds.empty())
+    return emitError() << "histogram needs at least one bin";
+  if (bounds.size() != weights.size())
+    return emitError() << "histogram has " << bounds.size() << " bounds but "
+                       << weights.size() << " weights";
+  int64_t previous = 0;
+  double total = 0;
+  for (auto [i, bound] : llvm::enumerate(bounds)) {
+    if (bound <= previous)
+      return emitError() << "histogram bounds must increase from 1: bound #"
+                         << i << " is " << bound << " after " << previous;
+    previous = bound;
+    if (!(weights[i].value >= 0) || !std::isfinite(weights[i].value))
+      return emitError() << "histogram weight #" << i
+                         << " must be a finite non-negative number";
+    total += weights[i];
+  }
+  if (total <= 0)
+    return emitError() << "histogram weights sum to zero";
+  return success();
+}
+
+LogicalResult LengthsFileAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, StringRef path,
+    int64_t count, int64_t max) {
+  if (path.empty())
+    return emitError() << "lengths file path is empty";
+  if (count <= 0)
+    return emitError() << "lengths file holds no lengths";
+  if (max <= 0)
+    return emitError() << "lengths file maximum must be positive";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Workloads
+//===----------------------------------------------------------------------===//
+
+LogicalResult TrajectoriesAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, StringRef path,
+    int64_t tasks, int64_t concurrency) {
+  if (path.empty())
+    return emitError() << "trajectories path is empty";
+  if (tasks <= 0)
+    return emitError() << "trajectories file holds no tasks";
+  if (concurrency <= 0)
+    return emitError() << "concurrency must be positive, got " << concurrency;
+  return success();
+}
+
+LogicalResult SyntheticAgentAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, AgentPreset preset,
+    int64_t tasks, int64_t concurrency, int64_t turns, int64_t prompt,
+    int64_t newTokens, int64_t outputTokens, Real toolLatency,
+    int64_t maxLen) {
+  if (tasks <= 0 || concurrency <= 0 || turns <= 0)
+    return emitError() << "tasks, concurrency and turns must be positive";
+  if (prompt <= 0 || newTokens <= 0 || outputTokens <= 0)
+    return emitError() << "prompt, new_tokens and output_tokens must be "
+                          "positive";
+  if (!(toolLatency.value >= 0) || !std::isfinite(toolLatency.value))
+    return emitError() << "tool_latency must be a finite non-negative time";
+  if (maxLen < prompt + outputTokens)
+    return emitError() << "max_len (" << maxLen
+                       << ") cannot hold the first turn (" << prompt
+                       << " prompt + " << outputTokens << " output tokens)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ChipAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               StringRef name, Real bf16, Real fp8,
+                               int64_t hbm, Real hbmBw, Real nvlink) {
+  if (name.empty())
+    return emitError() << "chip needs a name";
+  if (!(bf16 > 0))
+    return emitError() << "chip bf16_flops must be positive";
+  if (!(fp8 >= 0))
+    return emitError() << "chip fp8_flops must be non-negative";
+  if (hbm <= 0)
+    return emitError() << "chip hbm_bytes must be positive";
+  if (!(hbmBw > 0))
+    return emitError() << "chip hbm_bandwidth must be positive";
+  if (!(nvlink >= 0))
+    return emitError() << "chip nvlink_bandwidth must be non-negative";
+  return success();
+}
+
+plexus::cost::ChipSpec ChipAttr::toChipSpec() const {
+  plexus::cost::ChipSpec chip;
+  chip.name = getName().str();
+  chip.displayName = chip.name;
+  chip.bf16Flops = getBf16Flops();
+  chip.fp8Flops = getFp8Flops();
+  chip.hbmBytes = getHbmBytes();
+  chip.hbmBandwidth = getHbmBandwidth();
+  chip.nvlinkBandwidth = getNvlinkBandwidth();
+  return chip;
+}

@@ -1,0 +1,73 @@
+//===- PlxDialect.h - The plx (spec) dialect --------------------*- C++ -*-===//
+//
+// Including this header gives the plx dialect, its enums, attributes and ops.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLEXUS_DIALECTS_PLX_IR_PLXDIALECT_H
+#define PLEXUS_DIALECTS_PLX_IR_PLXDIALECT_H
+
+#include "passes/Cost/ChipCatalog.h"
+#include "passes/Cost/TransformerShape.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/ADT/Hashing.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace plexus::plx {
+/// A double attribute parameter. LLVM has no hash for double, so attribute
+/// storage keys hold this wrapper; it converts to and from double freely.
+struct Real {
+  double value = 0;
+  Real() = default;
+  Real(double v) : value(v) {}
+  operator double() const { return value; }
+  bool operator==(const Real &other) const {
+    return llvm::bit_cast<uint64_t>(value) ==
+           llvm::bit_cast<uint64_t>(other.value);
+  }
+  bool operator==(double other) const { return *this == Real(other); }
+  bool operator!=(const Real &other) const { return !(*this == other); }
+  bool operator!=(double other) const { return !(*this == other); }
+};
+inline llvm::hash_code hash_value(Real r) {
+  return llvm::hash_value(llvm::bit_cast<uint64_t>(r.value));
+}
+template <typename PrinterT>
+inline std::enable_if_t<std::is_base_of<mlir::AsmPrinter, PrinterT>::value,
+                        PrinterT &>
+operator<<(PrinterT &printer, Real r) {
+  printer.printFloat(llvm::APFloat(r.value));
+  return printer;
+}
+
+/// Parses a float or integer literal as a double (attribute parameters).
+mlir::FailureOr<Real> parseF64Param(mlir::AsmParser &parser);
+/// Parses `true` or `false`.
+mlir::FailureOr<bool> parseBoolParam(mlir::AsmParser &parser);
+} // namespace plexus::plx
+
+namespace mlir {
+/// Lets ArrayRefParameter<"Real"> parse its elements.
+template <> struct FieldParser<::plexus::plx::Real> {
+  static FailureOr<::plexus::plx::Real> parse(AsmParser &parser) {
+    return ::plexus::plx::parseF64Param(parser);
+  }
+};
+} // namespace mlir
+
+#include "dialects/Plx/IR/PlxOpsDialect.h.inc"
+#include "dialects/Plx/IR/PlxOpsEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Plx/IR/PlxOpsAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/Plx/IR/PlxOps.h.inc"
+
+#endif // PLEXUS_DIALECTS_PLX_IR_PLXDIALECT_H

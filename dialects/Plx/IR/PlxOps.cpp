@@ -1,0 +1,189 @@
+//===- PlxOps.cpp - Ops of the plx (spec) dialect -------------------------===//
+//
+// Op verifiers: local rules in verify(), cross-declaration rules (the job
+// rules of passes/Cost/JobRules.h) in verifySymbolUses().
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Plx/IR/PlxDialect.h"
+
+#include "passes/Cost/JobRules.h"
+#include "passes/Fabric/TopologyShape.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace plexus::plx;
+
+#define GET_OP_CLASSES
+#include "dialects/Plx/IR/PlxOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// DatasetOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DatasetOp::verify() {
+  if (getClamp() < 0)
+    return emitOpError("clamp must be non-negative (0: no limit), got ")
+           << getClamp();
+  if (getPadding() < 1)
+    return emitOpError("padding must be at least 1, got ") << getPadding();
+  if (getClamp() > 0 && getPadding() > getClamp())
+    return emitOpError("padding (")
+           << getPadding() << ") exceeds the clamp (" << getClamp() << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FabricOp
+//===----------------------------------------------------------------------===//
+
+static plexus::fabric::TopologyShape topologyShapeOf(Attribute topology) {
+  plexus::fabric::TopologyShape t;
+  llvm::TypeSwitch<Attribute>(topology)
+      .Case([&](RailXAttr a) {
+        t.kind = plexus::fabric::TopologyKind::RailX;
+        t.rows = a.getRows();
+        t.cols = a.getCols();
+        t.rails = a.getRails();
+        t.directed = a.getDirected();
+        t.linkBandwidth = a.getLinkBandwidth();
+      })
+      .Case([&](FatTreeAttr a) {
+        t.kind = plexus::fabric::TopologyKind::FatTree;
+        t.radix = a.getRadix();
+        t.tiers = a.getTiers();
+        t.oversubscription = a.getOversubscription();
+        t.linkBandwidth = a.getLinkBandwidth();
+      })
+      .Case([&](RailOptimizedAttr a) {
+        t.kind = plexus::fabric::TopologyKind::RailOptimized;
+        t.rails = a.getRails();
+        t.radix = a.getRadix();
+        t.oversubscription = a.getOversubscription();
+        t.linkBandwidth = a.getLinkBandwidth();
+      })
+      .Case([&](TorusAttr a) {
+        t.kind = plexus::fabric::TopologyKind::Torus;
+        t.dims.assign(a.getDims().begin(), a.getDims().end());
+        t.linkBandwidth = a.getLinkBandwidth();
+      });
+  return t;
+}
+
+LogicalResult FabricOp::verify() {
+  if (getNodes() < 1)
+    return emitOpError("needs at least one node, got ") << getNodes();
+  if (getChipsPerNode() < 1)
+    return emitOpError("needs at least one chip per node, got ")
+           << getChipsPerNode();
+  if (!(getIntraNodeBandwidth().convertToDouble() > 0) &&
+      getChipsPerNode() > 1)
+    return emitOpError("intra-node bandwidth must be positive with ")
+           << getChipsPerNode() << " chips per node";
+  auto problems = plexus::fabric::checkTopologyShape(
+      topologyShapeOf(getTopology()), getNodes(), getChipsPerNode());
+  if (!problems.empty())
+    return emitOpError() << problems.front().message;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Jobs
+//===----------------------------------------------------------------------===//
+
+template <typename OpT>
+static OpT lookupAs(Operation *user, SymbolTableCollection &symbolTable,
+                    FlatSymbolRefAttr ref, StringRef field,
+                    StringRef expected, bool &failed) {
+  Operation *target = symbolTable.lookupNearestSymbolFrom(user, ref);
+  if (!target) {
+    user->emitOpError() << field << " '" << ref.getValue()
+                        << "' does not name a declaration";
+    failed = true;
+    return {};
+  }
+  auto op = dyn_cast<OpT>(target);
+  if (!op) {
+    user->emitOpError() << field << " '" << ref.getValue() << "' names a '"
+                        << target->getName() << "', expected " << expected;
+    failed = true;
+  }
+  return op;
+}
+
+LogicalResult TrainOp::verify() {
+  if (getBatch() < 1)
+    return emitOpError("batch must be at least one sequence, got ")
+           << getBatch();
+  if (getSteps() < 1)
+    return emitOpError("steps must be at least 1, got ") << getSteps();
+  TrainStrategyAttr s = getStrategy();
+  if (s.getSp() == SpMode::static_ && s.getSpDegree() < 1)
+    return emitOpError("static sp needs sp_degree >= 1");
+  if (s.getPp() == PpMode::static_ && s.getPpDegree() < 1)
+    return emitOpError("static pp needs pp_degree >= 1");
+  if (s.getZero() < 0 || s.getZero() > 3)
+    return emitOpError("zero stage must be 0..3, got ") << s.getZero();
+  if (s.getMemoryLimit() < 0)
+    return emitOpError("memory_limit must be non-negative");
+  return success();
+}
+
+LogicalResult TrainOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  bool failed = false;
+  auto model = lookupAs<ModelOp>(*this, symbolTable, getModelAttr(), "model",
+                                 "a 'plx.model'", failed);
+  lookupAs<DatasetOp>(*this, symbolTable, getDataAttr(), "data",
+                      "a 'plx.dataset'", failed);
+  auto fabric = lookupAs<FabricOp>(*this, symbolTable, getFabricAttr(),
+                                   "fabric", "a 'plx.fabric'", failed);
+  if (failed)
+    return failure();
+  TrainStrategyAttr s = getStrategy();
+  plexus::cost::TrainDegrees degrees;
+  degrees.sp = s.getSp() == SpMode::static_ ? s.getSpDegree() : 0;
+  degrees.pp = s.getPp() == PpMode::static_ ? s.getPpDegree() : 0;
+  degrees.tp = s.getTp();
+  degrees.cp = s.getCp();
+  degrees.zero = s.getZero();
+  degrees.memoryLimitBytes = s.getMemoryLimit();
+  auto problems = plexus::cost::checkTrainJob(
+      model.getShape().toShape(), fabric.getChip().toChipSpec(),
+      fabric.getChips(), degrees);
+  if (!problems.empty())
+    return emitOpError() << problems.front().message;
+  return success();
+}
+
+LogicalResult ServeOp::verify() {
+  ServeStrategyAttr s = getStrategy();
+  if (s.getPp() < 1 || s.getEp() < 1)
+    return emitOpError("pp and ep must be at least 1");
+  if (s.getMtpDrafts() < 0 || s.getWaveInterval() < 0)
+    return emitOpError("mtp_drafts and wave_interval must be non-negative");
+  return success();
+}
+
+LogicalResult ServeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  bool failed = false;
+  auto model = lookupAs<ModelOp>(*this, symbolTable, getModelAttr(), "model",
+                                 "a 'plx.model'", failed);
+  lookupAs<WorkloadOp>(*this, symbolTable, getWorkloadAttr(), "workload",
+                       "a 'plx.workload'", failed);
+  auto fabric = lookupAs<FabricOp>(*this, symbolTable, getFabricAttr(),
+                                   "fabric", "a 'plx.fabric'", failed);
+  if (failed)
+    return failure();
+  ServeStrategyAttr s = getStrategy();
+  plexus::cost::ServeDegrees degrees;
+  degrees.pp = s.getPp();
+  degrees.ep = s.getEp();
+  degrees.memoryUtilization = s.getMemoryUtilization();
+  auto problems = plexus::cost::checkServeJob(
+      model.getShape().toShape(), fabric.getChip().toChipSpec(),
+      fabric.getChips(), degrees);
+  if (!problems.empty())
+    return emitOpError() << problems.front().message;
+  return success();
+}

@@ -1,0 +1,184 @@
+//===- Diagnostics.cpp - Source buffers and clang-style diagnostics -------===//
+#include "frontend/Diagnostics.h"
+
+#include <sstream>
+
+using namespace plexus::frontend;
+
+namespace {
+const std::string kEmpty;
+} // namespace
+
+uint32_t SourceManager::addBuffer(std::string name, std::string text) {
+  Buffer buffer;
+  buffer.name = std::move(name);
+  buffer.text = std::move(text);
+  buffer.lineStarts.push_back(0);
+  for (uint32_t i = 0; i < buffer.text.size(); ++i)
+    if (buffer.text[i] == '\n')
+      buffer.lineStarts.push_back(i + 1);
+  buffers_.push_back(std::move(buffer));
+  return buffers_.size();
+}
+
+const std::string &SourceManager::name(uint32_t fileId) const {
+  if (fileId == 0 || fileId > buffers_.size())
+    return kEmpty;
+  return buffers_[fileId - 1].name;
+}
+
+const std::string &SourceManager::text(uint32_t fileId) const {
+  if (fileId == 0 || fileId > buffers_.size())
+    return kEmpty;
+  return buffers_[fileId - 1].text;
+}
+
+std::string_view SourceManager::lineText(uint32_t fileId, uint32_t line) const {
+  if (fileId == 0 || fileId > buffers_.size() || line == 0)
+    return {};
+  const Buffer &b = buffers_[fileId - 1];
+  if (line > b.lineStarts.size())
+    return {};
+  uint32_t begin = b.lineStarts[line - 1];
+  uint32_t end =
+      line < b.lineStarts.size() ? b.lineStarts[line] : b.text.size();
+  std::string_view view(b.text.data() + begin, end - begin);
+  while (!view.empty() && (view.back() == '\n' || view.back() == '\r'))
+    view.remove_suffix(1);
+  return view;
+}
+
+Diagnostic &DiagnosticEngine::error(SourceLocation loc, std::string message) {
+  ++errorCount_;
+  diags_.push_back({Severity::Error, loc, std::move(message), {}});
+  return diags_.back();
+}
+
+Diagnostic &DiagnosticEngine::warning(SourceLocation loc, std::string message) {
+  diags_.push_back({Severity::Warning, loc, std::move(message), {}});
+  return diags_.back();
+}
+
+void DiagnosticEngine::note(Diagnostic &diag, SourceLocation loc,
+                            std::string message) {
+  diag.notes.push_back({loc, std::move(message)});
+}
+
+static const char *severityName(Severity severity) {
+  switch (severity) {
+  case Severity::Error:
+    return "error";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Note:
+    return "note";
+  }
+  return "error";
+}
+
+/// Length in bytes of the UTF-8 sequence starting with `lead` (1 for
+/// invalid lead bytes, so that scanning always advances).
+static unsigned utf8SequenceLength(unsigned char lead) {
+  if (lead < 0x80)
+    return 1;
+  if ((lead >> 5) == 0x6)
+    return 2;
+  if ((lead >> 4) == 0xE)
+    return 3;
+  if ((lead >> 3) == 0x1E)
+    return 4;
+  return 1;
+}
+
+uint32_t plexus::frontend::countCodePoints(std::string_view text) {
+  uint32_t count = 0;
+  for (size_t i = 0; i < text.size(); ++count)
+    i += utf8SequenceLength(static_cast<unsigned char>(text[i]));
+  return count;
+}
+
+bool plexus::frontend::validateUtf8(std::string_view text, uint32_t &line,
+                                    uint32_t &col) {
+  line = 1;
+  col = 1;
+  size_t i = 0;
+  while (i < text.size()) {
+    unsigned char lead = static_cast<unsigned char>(text[i]);
+    unsigned len = utf8SequenceLength(lead);
+    if (lead >= 0x80 && len == 1)
+      return false;
+    if (i + len > text.size())
+      return false;
+    uint32_t cp = len == 1   ? lead
+                  : len == 2 ? (lead & 0x1F)
+                  : len == 3 ? (lead & 0x0F)
+                             : (lead & 0x07);
+    for (unsigned k = 1; k < len; ++k) {
+      unsigned char c = static_cast<unsigned char>(text[i + k]);
+      if ((c >> 6) != 0x2)
+        return false;
+      cp = (cp << 6) | (c & 0x3F);
+    }
+    // Overlong forms, surrogates and out-of-range code points.
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    if (lead == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+    i += len;
+  }
+  return true;
+}
+
+std::string DiagnosticEngine::format(Severity severity, SourceLocation loc,
+                                     const std::string &message) const {
+  std::ostringstream os;
+  const std::string &file = sources_.name(loc.fileId);
+  if (!file.empty()) {
+    os << file;
+    if (loc.isValid())
+      os << ':' << loc.line << ':' << loc.col;
+    os << ": ";
+  }
+  os << severityName(severity) << ": " << message << '\n';
+  if (!loc.isValid())
+    return os.str();
+  std::string_view line = sources_.lineText(loc.fileId, loc.line);
+  if (line.empty())
+    return os.str();
+  os << line << '\n';
+  // Re-create the line's leading whitespace (tabs stay tabs) so the caret
+  // lines up in any terminal; every other character becomes a space.
+  uint32_t column = 1;
+  size_t i = 0;
+  std::string caret;
+  while (i < line.size() && column < loc.col) {
+    caret += line[i] == '\t' ? '\t' : ' ';
+    i += utf8SequenceLength(static_cast<unsigned char>(line[i]));
+    ++column;
+  }
+  caret += '^';
+  uint32_t remaining = countCodePoints(line.substr(std::min(i, line.size())));
+  uint32_t tilde = std::min(loc.length, remaining);
+  for (uint32_t k = 1; k < tilde; ++k)
+    caret += '~';
+  os << caret << '\n';
+  return os.str();
+}
+
+void DiagnosticEngine::print(std::ostream &os) const {
+  for (const Diagnostic &d : diags_) {
+    os << format(d.severity, d.loc, d.message);
+    for (const DiagnosticNote &n : d.notes)
+      os << format(Severity::Note, n.loc, n.message);
+  }
+  if (errorCount_ == 1)
+    os << "1 error generated.\n";
+  else if (errorCount_ > 1)
+    os << errorCount_ << " errors generated.\n";
+}

@@ -1,0 +1,1353 @@
+//===- Sema.cpp - Semantic checks of a .plx program -----------------------===//
+//
+// Structure: a BlockReader checks one `{ ... }` block against the keys it
+// may hold (unknown and duplicate keys) and converts field values with
+// units and ranges; one analyze function per declaration kind fills the
+// resolved Spec; jobs are analysed last, once every declaration they can
+// refer to is known.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/Sema.h"
+
+#include "frontend/Parser.h"
+#include "frontend/Units.h"
+#include "passes/Cost/JobRules.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+using namespace plexus;
+using namespace plexus::frontend;
+namespace fs = std::filesystem;
+
+size_t plexus::frontend::editDistance(const std::string &a,
+                                      const std::string &b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+namespace {
+
+/// The closest candidate within a small edit distance, or "".
+std::string closest(const std::string &word,
+                    const std::vector<std::string> &candidates) {
+  std::string best;
+  size_t bestDistance = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const std::string &c : candidates) {
+    size_t d = editDistance(word, c);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string joinQuoted(const std::vector<std::string> &words) {
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i)
+    out += (i ? ", '" : "'") + words[i] + "'";
+  return out;
+}
+
+std::string didYouMean(const std::string &word,
+                       const std::vector<std::string> &candidates) {
+  std::string best = closest(word, candidates);
+  return best.empty() ? "" : "; did you mean '" + best + "'?";
+}
+
+std::string formatNumber(double value) {
+  std::ostringstream os;
+  os.precision(6);
+  os << value;
+  return os.str();
+}
+
+/// Checks one block's keys and converts its values. Every getter reports
+/// its own errors and marks the reader failed; a missing optional field is
+/// not an error.
+class BlockReader {
+public:
+  BlockReader(const Block &block, std::string context, SourceLocation ownerLoc,
+              std::vector<std::string> allowed, DiagnosticEngine &diags)
+      : block_(block), context_(std::move(context)), ownerLoc_(ownerLoc),
+        allowed_(std::move(allowed)), diags_(diags) {
+    std::map<std::string, const Field *> seen;
+    for (const Field &field : block_.fields) {
+      if (std::find(allowed_.begin(), allowed_.end(), field.key) ==
+          allowed_.end()) {
+        diags_.error(field.keyLoc, "unknown field '" + field.key + "' in " +
+                                       context_ +
+                                       didYouMean(field.key, allowed_));
+        failed_ = true;
+        continue;
+      }
+      auto [it, inserted] = seen.emplace(field.key, &field);
+      if (!inserted) {
+        Diagnostic &d = diags_.error(field.keyLoc, "duplicate field '" +
+                                                       field.key + "' in " +
+                                                       context_);
+        DiagnosticEngine::note(d, it->second->keyLoc, "first set here");
+        failed_ = true;
+        continue;
+      }
+      fields_[field.key] = &field;
+    }
+  }
+
+  bool failed() const { return failed_; }
+  const std::string &context() const { return context_; }
+  const Field *get(const std::string &key) const {
+    auto it = fields_.find(key);
+    return it == fields_.end() ? nullptr : it->second;
+  }
+  bool has(const std::string &key) const { return get(key) != nullptr; }
+  SourceLocation locOf(const std::string &key) const {
+    const Field *f = get(key);
+    return f ? f->keyLoc : ownerLoc_;
+  }
+  SourceLocation valueLocOf(const std::string &key) const {
+    const Field *f = get(key);
+    return f ? f->value->loc : ownerLoc_;
+  }
+
+  void missing(const std::string &key, const std::string &what = "") {
+    diags_.error(ownerLoc_, context_ + " is missing required field '" + key +
+                                "'" + (what.empty() ? "" : " (" + what + ")"));
+    failed_ = true;
+  }
+
+  /// A whole number in `dim` (usually Count), within [min, max].
+  std::optional<int64_t> integer(const std::string &key, bool required,
+                                 int64_t min, int64_t max,
+                                 Dimension dim = Dimension::Count) {
+    const Field *f = get(key);
+    if (!f) {
+      if (required)
+        missing(key);
+      return std::nullopt;
+    }
+    return integerValue(*f->value, "field '" + key + "'", min, max, dim);
+  }
+
+  std::optional<int64_t> integerValue(const Value &v, const std::string &what,
+                                      int64_t min, int64_t max,
+                                      Dimension dim = Dimension::Count) {
+    std::optional<double> scaled = quantityValue(v, what, dim);
+    if (!scaled)
+      return std::nullopt;
+    double value = *scaled;
+    if (std::fabs(value) >= 9.2e18) {
+      return fail(v.loc, what + " is too large: " + v.describe());
+    }
+    if (value != std::floor(value)) {
+      return fail(v.loc, what + " must be a whole number, got " +
+                             v.describe());
+    }
+    int64_t result = static_cast<int64_t>(value);
+    if (v.integral && v.unit.empty()) {
+      // Exact parse of plain integers (doubles lose precision above 2^53).
+      errno = 0;
+      long long exact = std::strtoll(v.numberText.c_str(), nullptr, 10);
+      if (errno == ERANGE)
+        return fail(v.loc, what + " is too large: " + v.describe());
+      result = exact;
+    }
+    if (result < min)
+      return fail(v.loc, what + " must be at least " + std::to_string(min) +
+                             ", got " + std::to_string(result));
+    if (result > max)
+      return fail(v.loc, what + " must be at most " + std::to_string(max) +
+                             ", got " + std::to_string(result));
+    return result;
+  }
+
+  /// A real number in `dim` converted to base units, within [min, max].
+  std::optional<double> real(const std::string &key, bool required,
+                             Dimension dim, double min, double max) {
+    const Field *f = get(key);
+    if (!f) {
+      if (required)
+        missing(key, std::string(dimensionDescription(dim)) + ", e.g. " +
+                         dimensionExample(dim));
+      return std::nullopt;
+    }
+    return realValue(*f->value, "field '" + key + "'", dim, min, max);
+  }
+
+  std::optional<double> realValue(const Value &v, const std::string &what,
+                                  Dimension dim, double min, double max) {
+    std::optional<double> value = quantityValue(v, what, dim);
+    if (!value)
+      return std::nullopt;
+    if (*value < min)
+      return failReal(v.loc, what + " must be at least " + formatNumber(min) +
+                                 ", got " + v.describe());
+    if (*value > max)
+      return failReal(v.loc, what + " must be at most " + formatNumber(max) +
+                                 ", got " + v.describe());
+    return value;
+  }
+
+  /// One of `choices`, written as a bare name.
+  std::optional<std::string> keyword(const std::string &key, bool required,
+                                     const std::vector<std::string> &choices) {
+    const Field *f = get(key);
+    if (!f) {
+      if (required)
+        missing(key, "one of " + joinQuoted(choices));
+      return std::nullopt;
+    }
+    const Value &v = *f->value;
+    if (v.kind != Value::Kind::Named || v.block) {
+      failed_ = true;
+      diags_.error(v.loc, "field '" + key + "' expects one of " +
+                              joinQuoted(choices) + ", got " + v.describe());
+      return std::nullopt;
+    }
+    if (std::find(choices.begin(), choices.end(), v.name) == choices.end()) {
+      failed_ = true;
+      diags_.error(v.loc, "field '" + key + "' expects one of " +
+                              joinQuoted(choices) + ", got '" + v.name + "'" +
+                              didYouMean(v.name, choices));
+      return std::nullopt;
+    }
+    return v.name;
+  }
+
+  std::optional<bool> boolean(const std::string &key) {
+    auto word = keyword(key, false, {"true", "false"});
+    if (!word)
+      return std::nullopt;
+    return *word == "true";
+  }
+
+  /// A reference to another declaration, written as a bare name.
+  std::optional<std::pair<std::string, SourceLocation>>
+  reference(const std::string &key, const std::string &what) {
+    const Field *f = get(key);
+    if (!f) {
+      missing(key, "the name of a " + what);
+      return std::nullopt;
+    }
+    const Value &v = *f->value;
+    if (v.kind != Value::Kind::Named || v.block) {
+      failed_ = true;
+      diags_.error(v.loc, "field '" + key + "' expects the name of a " + what +
+                              ", got " + v.describe());
+      return std::nullopt;
+    }
+    return std::make_pair(v.name, v.loc);
+  }
+
+  void error(SourceLocation loc, const std::string &message) {
+    failed_ = true;
+    diags_.error(loc, message);
+  }
+  Diagnostic &errorWithNotes(SourceLocation loc, const std::string &message) {
+    failed_ = true;
+    return diags_.error(loc, message);
+  }
+  DiagnosticEngine &diags() { return diags_; }
+
+private:
+  std::optional<double> quantityValue(const Value &v, const std::string &what,
+                                      Dimension dim) {
+    if (v.kind != Value::Kind::Quantity) {
+      failed_ = true;
+      diags_.error(v.loc, what + " expects " + dimensionDescription(dim) +
+                              " (e.g. " + dimensionExample(dim) + "), got " +
+                              v.describe());
+      return std::nullopt;
+    }
+    std::optional<UnitInfo> unit = lookupUnit(v.unit);
+    if (!unit) {
+      failed_ = true;
+      diags_.error(v.unitLoc,
+                   "unknown unit '" + v.unit + "'; " + what + " expects " +
+                       dimensionDescription(dim) + " (e.g. " +
+                       dimensionExample(dim) + ")");
+      return std::nullopt;
+    }
+    if (unit->dimension != dim) {
+      failed_ = true;
+      if (unit->dimension == Dimension::Count && dim != Dimension::Count)
+        diags_.error(v.loc, what + " needs a unit: " +
+                                dimensionDescription(dim) + " (e.g. " +
+                                dimensionExample(dim) + "), got " +
+                                v.describe());
+      else
+        diags_.error(v.unit.empty() ? v.loc : v.unitLoc,
+                     "wrong unit: " + what + " expects " +
+                         dimensionDescription(dim) + " (e.g. " +
+                         dimensionExample(dim) + "), got " +
+                         dimensionDescription(unit->dimension) + " " +
+                         v.describe());
+      return std::nullopt;
+    }
+    double value = v.number * unit->scale;
+    if (!std::isfinite(value)) {
+      failed_ = true;
+      diags_.error(v.loc, what + " is out of range: " + v.describe());
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  std::optional<int64_t> fail(SourceLocation loc, const std::string &message) {
+    failed_ = true;
+    diags_.error(loc, message);
+    return std::nullopt;
+  }
+  std::optional<double> failReal(SourceLocation loc,
+                                 const std::string &message) {
+    failed_ = true;
+    diags_.error(loc, message);
+    return std::nullopt;
+  }
+
+  const Block &block_;
+  std::string context_;
+  SourceLocation ownerLoc_;
+  std::vector<std::string> allowed_;
+  DiagnosticEngine &diags_;
+  std::map<std::string, const Field *> fields_;
+  bool failed_ = false;
+};
+
+constexpr int64_t kBig = int64_t(1) << 40;
+
+const std::vector<std::string> kDeclKinds = {"model", "dataset", "workload",
+                                             "fabric", "train", "serve"};
+
+class Analyzer {
+public:
+  Analyzer(SourceManager &sources, DiagnosticEngine &diags)
+      : sources_(sources), diags_(diags) {}
+
+  std::optional<Spec> run(const Program &program) {
+    unsigned before = diags_.errorCount();
+    // Pass 1: names and kinds.
+    for (const Declaration &decl : program.decls) {
+      if (std::find(kDeclKinds.begin(), kDeclKinds.end(), decl.kind) ==
+          kDeclKinds.end()) {
+        diags_.error(decl.kindLoc, "unknown declaration kind '" + decl.kind +
+                                       "'" + didYouMean(decl.kind, kDeclKinds) +
+                                       " (expected one of " +
+                                       joinQuoted(kDeclKinds) + ")");
+        continue;
+      }
+      auto [it, inserted] = names_.emplace(decl.name, &decl);
+      if (!inserted) {
+        Diagnostic &d = diags_.error(decl.nameLoc, "duplicate name '" +
+                                                       decl.name + "'");
+        DiagnosticEngine::note(d, it->second->nameLoc,
+                               "previous declaration is here (" +
+                                   it->second->kind + ")");
+      }
+    }
+    // Pass 2: everything a job may refer to.
+    for (const Declaration &decl : program.decls) {
+      if (names_.count(decl.name) && names_[decl.name] != &decl)
+        continue; // duplicate, already reported
+      if (decl.kind == "model")
+        analyzeModel(decl);
+      else if (decl.kind == "dataset")
+        analyzeDataset(decl);
+      else if (decl.kind == "workload")
+        analyzeWorkload(decl);
+      else if (decl.kind == "fabric")
+        analyzeFabric(decl);
+    }
+    // Pass 3: jobs.
+    for (const Declaration &decl : program.decls) {
+      if (names_.count(decl.name) && names_[decl.name] != &decl)
+        continue;
+      if (decl.kind == "train")
+        analyzeTrain(decl);
+      else if (decl.kind == "serve")
+        analyzeServe(decl);
+    }
+    if (diags_.errorCount() != before)
+      return std::nullopt;
+    // Source order.
+    std::map<const Declaration *, std::pair<Spec::Kind, size_t>> index;
+    for (const auto &[decl, entry] : placed_)
+      index[decl] = entry;
+    for (const Declaration &decl : program.decls)
+      if (index.count(&decl))
+        spec_.order.push_back(index[&decl]);
+    return std::move(spec_);
+  }
+
+private:
+  std::string contextOf(const Declaration &decl) const {
+    return decl.kind + " '" + decl.name + "'";
+  }
+
+  fs::path directoryOf(SourceLocation loc) const {
+    return fs::path(sources_.name(loc.fileId)).parent_path();
+  }
+
+  /// A `file("path")` value: the path resolved against the directory of the
+  /// file that wrote it.
+  std::optional<std::string> filePath(const Value &v, const std::string &what,
+                                      BlockReader &reader) {
+    if (v.kind != Value::Kind::Call || v.name != "file" || v.args.size() != 1 ||
+        !v.args[0].key.empty() ||
+        v.args[0].value->kind != Value::Kind::String) {
+      reader.error(v.loc, what + " expects file(\"path\"), got " +
+                              v.describe());
+      return std::nullopt;
+    }
+    fs::path path(v.args[0].value->text);
+    if (path.empty()) {
+      reader.error(v.args[0].value->loc, "empty file path");
+      return std::nullopt;
+    }
+    if (path.is_relative())
+      path = directoryOf(v.loc) / path;
+    return path.lexically_normal().string();
+  }
+
+  //===--------------------------------------------------------------------===//
+  // model
+  //===--------------------------------------------------------------------===//
+
+  void analyzeModel(const Declaration &decl) {
+    BlockReader r(decl.body, contextOf(decl), decl.nameLoc,
+                  {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
+                   "vocab", "mlp", "tied_embeddings", "experts", "top_k",
+                   "shared_experts", "moe_ffn", "dense_layers", "mtp_layers",
+                   "dtype"},
+                  diags_);
+    cost::TransformerShape s;
+    auto layers = r.integer("layers", true, 1, 100000);
+    auto hidden = r.integer("hidden", true, 1, 1 << 22);
+    auto heads = r.integer("heads", true, 1, 1 << 16);
+    auto kvHeads = r.integer("kv_heads", false, 1, 1 << 16);
+    auto headDim = r.integer("head_dim", false, 1, 1 << 16);
+    auto experts = r.integer("experts", false, 0, 1 << 20);
+    auto ffn = r.integer("ffn", false, 0, 1 << 24);
+    auto vocab = r.integer("vocab", true, 1, 1 << 30);
+    auto topK = r.integer("top_k", false, 0, 1 << 20);
+    auto shared = r.integer("shared_experts", false, 0, 1 << 10);
+    auto moeFfn = r.integer("moe_ffn", false, 0, 1 << 24);
+    auto dense = r.integer("dense_layers", false, 0, 100000);
+    auto mtp = r.integer("mtp_layers", false, 0, 64);
+    auto mlp = r.keyword("mlp", false, {"swiglu", "gelu"});
+    auto tied = r.boolean("tied_embeddings");
+    auto dtype = r.keyword("dtype", false, {"bf16", "fp16", "fp8", "fp32"});
+    if (!r.has("ffn") && experts.value_or(0) == 0 && !r.failed())
+      r.missing("ffn", "the dense MLP width");
+    if (r.failed())
+      return;
+    s.layers = *layers;
+    s.hidden = *hidden;
+    s.heads = *heads;
+    s.kvHeads = kvHeads.value_or(*heads);
+    s.headDim = headDim.value_or(0); // 0: derive, the shape rules check it
+    s.ffn = ffn.value_or(0);
+    s.vocab = *vocab;
+    s.experts = experts.value_or(0);
+    s.topK = topK.value_or(0);
+    s.sharedExperts = shared.value_or(0);
+    s.moeFfn = moeFfn.value_or(0);
+    s.denseLayers = dense.value_or(0);
+    s.mtpLayers = mtp.value_or(0);
+    s.mlp = mlp.value_or("swiglu") == "gelu" ? cost::MlpKind::GeLU
+                                             : cost::MlpKind::SwiGLU;
+    s.tiedEmbeddings = tied.value_or(false);
+    std::string dt = dtype.value_or("bf16");
+    s.dtype = dt == "fp16"  ? cost::DType::FP16
+              : dt == "fp8" ? cost::DType::FP8
+              : dt == "fp32" ? cost::DType::FP32
+                             : cost::DType::BF16;
+    auto problems = cost::checkTransformerShape(s);
+    for (const cost::ShapeProblem &p : problems)
+      r.error(r.has(p.field) ? r.valueLocOf(p.field) : decl.nameLoc,
+              p.message);
+    if (!problems.empty())
+      return;
+    if (s.headDim == 0)
+      s.headDim = s.hidden / s.heads;
+    place(decl, Spec::Kind::Model, spec_.models.size());
+    spec_.models.push_back({decl.name, decl.nameLoc, s});
+  }
+
+  //===--------------------------------------------------------------------===//
+  // dataset
+  //===--------------------------------------------------------------------===//
+
+  void analyzeDataset(const Declaration &decl) {
+    BlockReader r(decl.body, contextOf(decl), decl.nameLoc,
+                  {"lengths", "clamp", "padding", "overlong"}, diags_);
+    DatasetSpec d;
+    d.name = decl.name;
+    d.loc = decl.nameLoc;
+    auto clamp = r.integer("clamp", false, 0, kBig);
+    auto padding = r.integer("padding", false, 1, 1 << 20);
+    auto overlong = r.keyword("overlong", false, {"drop", "truncate"});
+    const Field *lengths = r.get("lengths");
+    if (!lengths) {
+      r.missing("lengths", "file(\"...\"), lognormal(mu = ..., sigma = ...) "
+                           "or histogram(bounds = [...], weights = [...])");
+      return;
+    }
+    const Value &v = *lengths->value;
+    bool ok = !r.failed();
+    if (v.kind == Value::Kind::Call && v.name == "file") {
+      auto path = filePath(v, "field 'lengths'", r);
+      ok = path && readLengths(*path, v.args[0].value->loc, d, r) && ok;
+      if (path)
+        d.path = *path;
+      d.source = DatasetSpec::Source::LengthsFile;
+    } else if (v.kind == Value::Kind::Call && v.name == "lognormal") {
+      ok = readLognormal(v, d, r) && ok;
+    } else if (v.kind == Value::Kind::Call && v.name == "histogram") {
+      ok = readHistogram(v, d, r) && ok;
+    } else {
+      r.error(v.loc, "field 'lengths' expects file(\"...\"), lognormal(...) "
+                     "or histogram(...), got " +
+                         v.describe() +
+                         (v.kind == Value::Kind::Call
+                              ? didYouMean(v.name, {"file", "lognormal",
+                                                    "histogram"})
+                              : ""));
+      ok = false;
+    }
+    if (!ok || r.failed())
+      return;
+    d.clamp = clamp.value_or(0);
+    d.padding = padding.value_or(1);
+    d.truncate = overlong.value_or("drop") == "truncate";
+    if (d.clamp > 0 && d.padding > d.clamp) {
+      r.error(r.valueLocOf("padding"),
+              "padding (" + std::to_string(d.padding) + ") exceeds clamp (" +
+                  std::to_string(d.clamp) + ")");
+      return;
+    }
+    if (overlong && !clamp) {
+      r.error(r.locOf("overlong"),
+              "field 'overlong' needs a 'clamp' to apply to");
+      return;
+    }
+    place(decl, Spec::Kind::Dataset, spec_.datasets.size());
+    spec_.datasets.push_back(std::move(d));
+  }
+
+  /// Named arguments of a call, checked against `allowed`.
+  std::map<std::string, const Argument *>
+  namedArgs(const Value &call, const std::vector<std::string> &allowed,
+            BlockReader &r, bool &ok) {
+    std::map<std::string, const Argument *> args;
+    for (const Argument &arg : call.args) {
+      if (arg.key.empty()) {
+        r.error(arg.value->loc, "arguments of " + call.name +
+                                    "(...) are named: write " +
+                                    joinQuoted(allowed) + " = ...");
+        ok = false;
+        continue;
+      }
+      if (std::find(allowed.begin(), allowed.end(), arg.key) ==
+          allowed.end()) {
+        r.error(arg.keyLoc, "unknown argument '" + arg.key + "' of " +
+                                call.name + "(...)" +
+                                didYouMean(arg.key, allowed));
+        ok = false;
+        continue;
+      }
+      if (!args.emplace(arg.key, &arg).second) {
+        r.error(arg.keyLoc, "duplicate argument '" + arg.key + "'");
+        ok = false;
+      }
+    }
+    for (const std::string &key : allowed)
+      if (!args.count(key) && ok) {
+        r.error(call.loc, call.name + "(...) is missing argument '" + key +
+                              "'");
+        ok = false;
+      }
+    return args;
+  }
+
+  bool readLognormal(const Value &v, DatasetSpec &d, BlockReader &r) {
+    bool ok = true;
+    auto args = namedArgs(v, {"mu", "sigma"}, r, ok);
+    if (!ok)
+      return false;
+    auto mu = r.realValue(*args["mu"]->value, "lognormal mu",
+                          Dimension::Count, 0.0, 25.0);
+    auto sigma = r.realValue(*args["sigma"]->value, "lognormal sigma",
+                             Dimension::Count, 1e-6, 10.0);
+    if (!mu || !sigma)
+      return false;
+    d.source = DatasetSpec::Source::Lognormal;
+    d.mu = *mu;
+    d.sigma = *sigma;
+    return true;
+  }
+
+  bool readHistogram(const Value &v, DatasetSpec &d, BlockReader &r) {
+    bool ok = true;
+    auto args = namedArgs(v, {"bounds", "weights"}, r, ok);
+    if (!ok)
+      return false;
+    const Value &bounds = *args["bounds"]->value;
+    const Value &weights = *args["weights"]->value;
+    if (bounds.kind != Value::Kind::List || weights.kind != Value::Kind::List) {
+      r.error(bounds.kind != Value::Kind::List ? bounds.loc : weights.loc,
+              "histogram bounds and weights are lists: [2Ki, 8Ki, 32Ki]");
+      return false;
+    }
+    if (bounds.elements.empty()) {
+      r.error(bounds.loc, "histogram needs at least one bin");
+      return false;
+    }
+    if (bounds.elements.size() != weights.elements.size()) {
+      r.error(weights.loc, "histogram has " +
+                               std::to_string(bounds.elements.size()) +
+                               " bounds but " +
+                               std::to_string(weights.elements.size()) +
+                               " weights");
+      return false;
+    }
+    int64_t previous = 0;
+    double total = 0;
+    for (size_t i = 0; i < bounds.elements.size(); ++i) {
+      auto bound = r.integerValue(*bounds.elements[i], "histogram bound", 1,
+                                  kBig);
+      auto weight = r.realValue(*weights.elements[i], "histogram weight",
+                                Dimension::Count, 0.0, 1e12);
+      if (!bound || !weight)
+        return false;
+      if (*bound <= previous) {
+        r.error(bounds.elements[i]->loc,
+                "histogram bounds must increase: " + std::to_string(*bound) +
+                    " follows " + std::to_string(previous));
+        return false;
+      }
+      previous = *bound;
+      total += *weight;
+      d.bounds.push_back(*bound);
+      d.weights.push_back(*weight);
+    }
+    if (total <= 0) {
+      r.error(weights.loc, "histogram weights sum to zero");
+      return false;
+    }
+    d.source = DatasetSpec::Source::Histogram;
+    return true;
+  }
+
+  /// Reads a lengths file: one positive integer a line (blank lines are
+  /// skipped). Errors point into the file itself.
+  bool readLengths(const std::string &path, SourceLocation at, DatasetSpec &d,
+                   BlockReader &r) {
+    std::string text, reason;
+    if (!readFile(path, text, reason)) {
+      r.error(at, "cannot read lengths file '" + path + "': " + reason);
+      return false;
+    }
+    uint32_t fileId = sources_.addBuffer(path, std::move(text));
+    const std::string &body = sources_.text(fileId);
+    int64_t count = 0, max = 0;
+    unsigned bad = 0;
+    uint32_t line = 0;
+    size_t pos = 0;
+    while (pos < body.size()) {
+      size_t end = body.find('\n', pos);
+      if (end == std::string::npos)
+        end = body.size();
+      ++line;
+      std::string_view text(body.data() + pos, end - pos);
+      pos = end + 1;
+      while (!text.empty() && (text.back() == '\r' || text.back() == ' ' ||
+                               text.back() == '\t'))
+        text.remove_suffix(1);
+      size_t lead = 0;
+      while (lead < text.size() && (text[lead] == ' ' || text[lead] == '\t'))
+        ++lead;
+      text.remove_prefix(lead);
+      if (text.empty())
+        continue;
+      bool digits = text.size() <= 12 &&
+                    std::all_of(text.begin(), text.end(),
+                                [](char c) { return c >= '0' && c <= '9'; });
+      int64_t value = digits ? std::strtoll(std::string(text).c_str(),
+                                            nullptr, 10)
+                             : 0;
+      if (!digits || value <= 0) {
+        if (++bad <= 5)
+          r.error({fileId, line, static_cast<uint32_t>(lead + 1),
+                   std::max<uint32_t>(1, countCodePoints(text))},
+                  "expected a positive token count, got '" +
+                      std::string(text.substr(0, 40)) + "'");
+        continue;
+      }
+      ++count;
+      max = std::max(max, value);
+    }
+    if (bad > 5)
+      r.error({fileId, 0, 0, 1}, std::to_string(bad - 5) +
+                                     " more bad lines in this file");
+    if (bad)
+      return false;
+    if (count == 0) {
+      r.error(at, "lengths file '" + path + "' holds no lengths");
+      return false;
+    }
+    d.count = count;
+    d.max = max;
+    return true;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // workload
+  //===--------------------------------------------------------------------===//
+
+  void analyzeWorkload(const Declaration &decl) {
+    BlockReader r(decl.body, contextOf(decl), decl.nameLoc,
+                  {"trajectories", "synthetic", "concurrency"}, diags_);
+    WorkloadSpec w;
+    w.name = decl.name;
+    w.loc = decl.nameLoc;
+    if (r.has("trajectories") && r.has("synthetic")) {
+      Diagnostic &d = r.errorWithNotes(
+          r.locOf("synthetic"),
+          "conflicting fields: a workload is either 'trajectories' or "
+          "'synthetic', not both");
+      DiagnosticEngine::note(d, r.locOf("trajectories"),
+                             "'trajectories' is set here");
+      return;
+    }
+    auto concurrency = r.integer("concurrency", false, 1, 1 << 24);
+    if (const Field *f = r.get("trajectories")) {
+      auto path = filePath(*f->value, "field 'trajectories'", r);
+      if (!path || !readTrajectories(*path, f->value->args[0].value->loc, w, r))
+        return;
+      if (!concurrency) {
+        if (!r.failed())
+          r.missing("concurrency", "tasks in flight at once");
+        return;
+      }
+      w.source = WorkloadSpec::Source::Trajectories;
+      w.path = *path;
+      w.concurrency = *concurrency;
+    } else if (const Field *f = r.get("synthetic")) {
+      if (!readSynthetic(*f->value, concurrency, w, r))
+        return;
+    } else {
+      r.missing("trajectories", "or 'synthetic'");
+      return;
+    }
+    if (r.failed())
+      return;
+    place(decl, Spec::Kind::Workload, spec_.workloads.size());
+    spec_.workloads.push_back(std::move(w));
+  }
+
+  bool readTrajectories(const std::string &path, SourceLocation at,
+                        WorkloadSpec &w, BlockReader &r) {
+    std::string text, reason;
+    if (!readFile(path, text, reason)) {
+      r.error(at, "cannot read trajectories file '" + path + "': " + reason);
+      return false;
+    }
+    uint32_t fileId = sources_.addBuffer(path, std::move(text));
+    const std::string &body = sources_.text(fileId);
+    int64_t tasks = 0;
+    unsigned bad = 0;
+    uint32_t line = 0;
+    size_t pos = 0;
+    while (pos < body.size()) {
+      size_t end = body.find('\n', pos);
+      if (end == std::string::npos)
+        end = body.size();
+      ++line;
+      std::string row = body.substr(pos, end - pos);
+      pos = end + 1;
+      if (row.find_first_not_of(" \t\r") == std::string::npos)
+        continue;
+      auto json = nlohmann::json::parse(row, nullptr, /*allow_exceptions=*/false);
+      std::string problem;
+      if (json.is_discarded())
+        problem = "not valid JSON (truncated or corrupt line?)";
+      else if (!json.is_object() || !json.contains("turns") ||
+               !json["turns"].is_array() || json["turns"].empty())
+        problem = "expected a JSON object with a non-empty \"turns\" list";
+      if (!problem.empty()) {
+        if (++bad <= 5)
+          r.error({fileId, line, 1, 1}, "bad trajectory: " + problem);
+        continue;
+      }
+      ++tasks;
+    }
+    if (bad)
+      return false;
+    if (tasks == 0) {
+      r.error(at, "trajectories file '" + path + "' holds no tasks");
+      return false;
+    }
+    w.tasks = tasks;
+    return true;
+  }
+
+  bool readSynthetic(const Value &v, std::optional<int64_t> concurrency,
+                     WorkloadSpec &w, BlockReader &outer) {
+    const std::vector<std::string> presets = {"swe_bench", "browsecomp",
+                                              "custom"};
+    if (v.kind != Value::Kind::Named ||
+        std::find(presets.begin(), presets.end(), v.name) == presets.end()) {
+      outer.error(v.loc,
+                  "field 'synthetic' expects a preset " + joinQuoted(presets) +
+                      " with an optional { ... } block, got " + v.describe() +
+                      (v.kind == Value::Kind::Named ? didYouMean(v.name, presets)
+                                                    : ""));
+      return false;
+    }
+    // Preset means (docs/serving.md documents where each figure comes from).
+    w.source = WorkloadSpec::Source::Synthetic;
+    if (v.name == "swe_bench") {
+      w.preset = WorkloadSpec::Preset::SweBench;
+      w.tasks = 512, w.concurrency = 128, w.turns = 30, w.prompt = 8000;
+      w.newTokens = 1500, w.outputTokens = 600, w.toolLatency = 3.0;
+      w.maxLen = 131072;
+    } else if (v.name == "browsecomp") {
+      w.preset = WorkloadSpec::Preset::BrowseComp;
+      w.tasks = 512, w.concurrency = 80, w.turns = 20, w.prompt = 2000;
+      w.newTokens = 3000, w.outputTokens = 400, w.toolLatency = 2.0;
+      w.maxLen = 81920;
+    } else {
+      w.preset = WorkloadSpec::Preset::Custom;
+    }
+    static const Block empty;
+    const Block &block = v.block ? *v.block : empty;
+    BlockReader r(block, "synthetic workload '" + v.name + "'", v.loc,
+                  {"tasks", "turns", "prompt", "new_tokens", "output_tokens",
+                   "tool_latency", "max_len"},
+                  outer.diags());
+    bool custom = w.preset == WorkloadSpec::Preset::Custom;
+    auto tasks = r.integer("tasks", custom, 1, 1 << 24);
+    auto turns = r.integer("turns", custom, 1, 100000);
+    auto prompt = r.integer("prompt", custom, 1, kBig);
+    auto newTokens = r.integer("new_tokens", custom, 1, kBig);
+    auto output = r.integer("output_tokens", custom, 1, kBig);
+    auto latency = r.real("tool_latency", custom, Dimension::Seconds, 0.0,
+                          86400.0);
+    auto maxLen = r.integer("max_len", custom, 1, kBig);
+    if (custom && !concurrency && !r.failed())
+      outer.missing("concurrency", "tasks in flight at once");
+    if (r.failed() || outer.failed())
+      return false;
+    w.tasks = tasks.value_or(w.tasks);
+    w.turns = turns.value_or(w.turns);
+    w.prompt = prompt.value_or(w.prompt);
+    w.newTokens = newTokens.value_or(w.newTokens);
+    w.outputTokens = output.value_or(w.outputTokens);
+    w.toolLatency = latency.value_or(w.toolLatency);
+    w.maxLen = maxLen.value_or(w.maxLen);
+    w.concurrency = concurrency.value_or(w.concurrency);
+    if (w.maxLen < w.prompt + w.outputTokens) {
+      r.error(r.has("max_len") ? r.valueLocOf("max_len") : v.loc,
+              "max_len (" + std::to_string(w.maxLen) +
+                  ") cannot hold the first turn (" + std::to_string(w.prompt) +
+                  " prompt + " + std::to_string(w.outputTokens) +
+                  " output tokens)");
+      return false;
+    }
+    return true;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // fabric
+  //===--------------------------------------------------------------------===//
+
+  void analyzeFabric(const Declaration &decl) {
+    BlockReader r(decl.body, contextOf(decl), decl.nameLoc,
+                  {"chip", "nodes", "chips_per_node", "chips", "intra_node",
+                   "intra_node_bw", "topology"},
+                  diags_);
+    FabricSpec f;
+    f.name = decl.name;
+    f.loc = decl.nameLoc;
+    auto nodes = r.integer("nodes", true, 1, 10000000);
+    auto perNode = r.integer("chips_per_node", true, 1, 1024);
+    auto chips = r.integer("chips", false, 1, kBig);
+    auto intra = r.keyword("intra_node", false, {"nvswitch", "mesh", "ring"});
+    auto intraBw = r.real("intra_node_bw", false, Dimension::BytesPerSecond,
+                          0.0, 1e15);
+    bool chipOk = readChip(r, f);
+    bool topoOk = readTopology(r, f);
+    if (r.failed() || !chipOk || !topoOk)
+      return;
+    f.nodes = *nodes;
+    f.chipsPerNode = *perNode;
+    if (chips && *chips != f.chips()) {
+      Diagnostic &d = r.errorWithNotes(
+          r.valueLocOf("chips"),
+          "chip count does not match: chips = " + std::to_string(*chips) +
+              " but nodes x chips_per_node = " + std::to_string(f.nodes) +
+              " x " + std::to_string(f.chipsPerNode) + " = " +
+              std::to_string(f.chips()));
+      DiagnosticEngine::note(d, r.locOf("nodes"), "nodes is set here");
+      return;
+    }
+    std::string in = intra.value_or("nvswitch");
+    f.intraNode = in == "mesh"   ? FabricSpec::IntraNode::Mesh
+                  : in == "ring" ? FabricSpec::IntraNode::Ring
+                                 : FabricSpec::IntraNode::NVSwitch;
+    f.intraNodeBandwidth = intraBw.value_or(f.chip.nvlinkBandwidth);
+    if (f.chipsPerNode > 1 && !(f.intraNodeBandwidth > 0)) {
+      r.error(r.has("intra_node_bw") ? r.valueLocOf("intra_node_bw")
+                                     : decl.nameLoc,
+              "chip '" + f.chip.name + "' has no NVLink figure: set "
+              "intra_node_bw for " + std::to_string(f.chipsPerNode) +
+                  " chips per node");
+      return;
+    }
+    auto problems =
+        fabric::checkTopologyShape(f.topology, f.nodes, f.chipsPerNode);
+    const Field *topo = r.get("topology");
+    for (const fabric::TopologyProblem &p : problems) {
+      SourceLocation loc = topo->value->loc;
+      if (topo->value->block)
+        for (const Field &tf : topo->value->block->fields)
+          if (tf.key == p.field)
+            loc = tf.value->loc;
+      Diagnostic &d = r.errorWithNotes(loc, p.message);
+      if (p.message.find("node") != std::string::npos)
+        DiagnosticEngine::note(d, r.locOf("nodes"), "nodes is set here");
+    }
+    if (!problems.empty())
+      return;
+    place(decl, Spec::Kind::Fabric, spec_.fabrics.size());
+    spec_.fabrics.push_back(std::move(f));
+  }
+
+  bool readChip(BlockReader &outer, FabricSpec &f) {
+    const Field *field = outer.get("chip");
+    if (!field) {
+      outer.missing("chip", "a catalog name such as 'H100', or 'custom { ... "
+                            "}'");
+      return false;
+    }
+    const Value &v = *field->value;
+    if (v.kind != Value::Kind::Named) {
+      outer.error(v.loc, "field 'chip' expects a catalog name (" +
+                             cost::chipCatalogKeys() +
+                             ") or 'custom { ... }', got " + v.describe());
+      return false;
+    }
+    bool custom = v.name == "custom";
+    if (!custom) {
+      auto chip = cost::findChip(v.name);
+      if (!chip) {
+        std::vector<std::string> keys;
+        for (const auto &c : cost::chipCatalog())
+          keys.push_back(c.name);
+        keys.push_back("custom");
+        outer.error(v.loc, "unknown chip '" + v.name + "'" +
+                               didYouMean(v.name, keys) + " (known chips: " +
+                               cost::chipCatalogKeys() + ", or 'custom')");
+        return false;
+      }
+      f.chip = *chip;
+    } else {
+      f.chip = cost::ChipSpec{};
+      f.chip.name = "custom";
+      f.chip.displayName = "custom chip";
+    }
+    static const Block empty;
+    BlockReader r(v.block ? *v.block : empty, "chip '" + v.name + "'", v.loc,
+                  {"bf16", "fp8", "hbm", "hbm_bw", "nvlink"}, outer.diags());
+    auto bf16 = r.real("bf16", custom, Dimension::FlopsPerSecond, 1e6, 1e18);
+    auto fp8 = r.real("fp8", false, Dimension::FlopsPerSecond, 0.0, 1e18);
+    auto hbm = r.integer("hbm", custom, 1 << 20, int64_t(1) << 50,
+                         Dimension::Bytes);
+    auto hbmBw = r.real("hbm_bw", custom, Dimension::BytesPerSecond, 1e6,
+                        1e15);
+    auto nvlink = r.real("nvlink", false, Dimension::BytesPerSecond, 0.0,
+                         1e15);
+    if (r.failed())
+      return false;
+    if (bf16)
+      f.chip.bf16Flops = *bf16;
+    if (fp8)
+      f.chip.fp8Flops = *fp8;
+    if (hbm)
+      f.chip.hbmBytes = *hbm;
+    if (hbmBw)
+      f.chip.hbmBandwidth = *hbmBw;
+    if (nvlink)
+      f.chip.nvlinkBandwidth = *nvlink;
+    return true;
+  }
+
+  bool readTopology(BlockReader &outer, FabricSpec &f) {
+    const Field *field = outer.get("topology");
+    const std::vector<std::string> kinds = {"railx", "fat_tree",
+                                            "rail_optimized", "torus"};
+    if (!field) {
+      outer.missing("topology", "one of " + joinQuoted(kinds));
+      return false;
+    }
+    const Value &v = *field->value;
+    if (v.kind != Value::Kind::Named ||
+        std::find(kinds.begin(), kinds.end(), v.name) == kinds.end()) {
+      outer.error(v.loc, "field 'topology' expects one of " +
+                             joinQuoted(kinds) + " with a { ... } block, got " +
+                             v.describe() +
+                             (v.kind == Value::Kind::Named
+                                  ? didYouMean(v.name, kinds)
+                                  : ""));
+      return false;
+    }
+    static const Block empty;
+    const Block &block = v.block ? *v.block : empty;
+    fabric::TopologyShape &t = f.topology;
+    std::string context = "topology '" + v.name + "'";
+    if (v.name == "railx") {
+      BlockReader r(block, context, v.loc,
+                    {"rows", "cols", "rails", "link", "directed"},
+                    outer.diags());
+      t.kind = fabric::TopologyKind::RailX;
+      auto rows = r.integer("rows", true, 1, 1 << 20);
+      auto cols = r.integer("cols", true, 1, 1 << 20);
+      auto rails = r.integer("rails", true, 1, 1024);
+      auto link = r.real("link", true, Dimension::BytesPerSecond, 1e3, 1e15);
+      auto directed = r.boolean("directed");
+      if (r.failed())
+        return false;
+      t.rows = *rows, t.cols = *cols, t.rails = *rails;
+      t.linkBandwidth = *link;
+      t.directed = directed.value_or(false);
+    } else if (v.name == "fat_tree" || v.name == "rail_optimized") {
+      bool fatTree = v.name == "fat_tree";
+      std::vector<std::string> keys = {"radix", "link", "oversubscription"};
+      keys.push_back(fatTree ? "tiers" : "rails");
+      BlockReader r(block, context, v.loc, keys, outer.diags());
+      t.kind = fatTree ? fabric::TopologyKind::FatTree
+                       : fabric::TopologyKind::RailOptimized;
+      auto radix = r.integer("radix", true, 2, 4096);
+      auto link = r.real("link", true, Dimension::BytesPerSecond, 1e3, 1e15);
+      auto over = r.real("oversubscription", false, Dimension::Count, 1.0,
+                         1024.0);
+      std::optional<int64_t> tiers, rails;
+      if (fatTree)
+        tiers = r.integer("tiers", true, 1, 8);
+      else
+        rails = r.integer("rails", true, 1, 1024);
+      if (r.failed())
+        return false;
+      t.radix = *radix;
+      t.linkBandwidth = *link;
+      t.oversubscription = over.value_or(1.0);
+      t.tiers = tiers.value_or(0);
+      t.rails = rails.value_or(0);
+    } else {
+      BlockReader r(block, context, v.loc, {"dims", "link"}, outer.diags());
+      t.kind = fabric::TopologyKind::Torus;
+      auto link = r.real("link", true, Dimension::BytesPerSecond, 1e3, 1e15);
+      const Field *dims = r.get("dims");
+      if (!dims) {
+        r.missing("dims", "a list such as [4, 4, 4]");
+        return false;
+      }
+      if (dims->value->kind != Value::Kind::List) {
+        r.error(dims->value->loc, "field 'dims' expects a list such as "
+                                  "[4, 4, 4], got " +
+                                      dims->value->describe());
+        return false;
+      }
+      for (const auto &element : dims->value->elements) {
+        auto extent = r.integerValue(*element, "torus extent", 1, 1 << 20);
+        if (!extent)
+          return false;
+        t.dims.push_back(*extent);
+      }
+      if (r.failed() || !link)
+        return false;
+      t.linkBandwidth = *link;
+    }
+    return true;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Jobs
+  //===--------------------------------------------------------------------===//
+
+  /// Resolves a reference to a declaration of `kind`; reports unknown names
+  /// and names of the wrong kind.
+  const Declaration *resolve(BlockReader &r, const std::string &key,
+                             const std::string &kind) {
+    auto ref = r.reference(key, kind);
+    if (!ref)
+      return nullptr;
+    auto it = names_.find(ref->first);
+    if (it == names_.end()) {
+      std::vector<std::string> sameKind;
+      for (const auto &[name, decl] : names_)
+        if (decl->kind == kind)
+          sameKind.push_back(name);
+      r.error(ref->second, "unknown " + kind + " '" + ref->first + "'" +
+                               didYouMean(ref->first, sameKind));
+      return nullptr;
+    }
+    if (it->second->kind != kind) {
+      Diagnostic &d = r.errorWithNotes(
+          ref->second, "'" + ref->first + "' is a " + it->second->kind +
+                           ", but field '" + key + "' needs a " + kind);
+      DiagnosticEngine::note(d, it->second->nameLoc,
+                             "'" + ref->first + "' is declared here");
+      return nullptr;
+    }
+    return it->second;
+  }
+
+  template <typename T>
+  const T *findSpec(const std::vector<T> &specs, const std::string &name) {
+    for (const T &s : specs)
+      if (s.name == name)
+        return &s;
+    return nullptr;
+  }
+
+  void analyzeTrain(const Declaration &decl) {
+    BlockReader r(decl.body, contextOf(decl), decl.nameLoc,
+                  {"model", "data", "fabric", "batch", "steps", "seed",
+                   "strategy"},
+                  diags_);
+    TrainSpec t;
+    t.name = decl.name;
+    t.loc = decl.nameLoc;
+    const Declaration *model = resolve(r, "model", "model");
+    const Declaration *data = resolve(r, "data", "dataset");
+    const Declaration *fab = resolve(r, "fabric", "fabric");
+    auto batch = r.integer("batch", true, 1, 1 << 30);
+    auto steps = r.integer("steps", false, 1, 1 << 20);
+    auto seed = r.integer("seed", false, 0, INT64_MAX);
+    static const Block empty;
+    const Field *strategyField = r.get("strategy");
+    const Block *strategy = &empty;
+    if (strategyField) {
+      if (strategyField->value->kind != Value::Kind::Named ||
+          strategyField->value->name != "strategy" ||
+          !strategyField->value->block) {
+        r.error(strategyField->value->loc,
+                "field 'strategy' is a block: strategy { sp = adaptive; }");
+        return;
+      }
+      strategy = strategyField->value->block.get();
+    }
+    BlockReader s(*strategy, "strategy of train '" + decl.name + "'",
+                  strategyField ? strategyField->keyLoc : decl.nameLoc,
+                  {"sp", "pp", "tp", "cp", "checkpoint", "zero",
+                   "memory_limit"},
+                  diags_);
+    if (!readDegree(s, "sp", {"adaptive", "best_homogeneous"}, t.spDegree,
+                    [&](const std::string &mode) {
+                      t.sp = mode == "adaptive" ? TrainSpec::Sp::Adaptive
+                                                : TrainSpec::Sp::BestHomogeneous;
+                    }))
+      return;
+    if (!readDegree(s, "pp", {"dynamic"}, t.ppDegree,
+                    [&](const std::string &) { t.pp = TrainSpec::Pp::Dynamic; }))
+      return;
+    auto tp = s.integer("tp", false, 1, 1 << 16);
+    auto cp = s.integer("cp", false, 1, 1 << 16);
+    auto zero = s.integer("zero", false, 0, 3);
+    auto checkpoint = s.keyword("checkpoint", false,
+                                {"none", "selective", "full", "adaptive"});
+    auto memLimit = s.integer("memory_limit", false, 1 << 20,
+                              int64_t(1) << 50, Dimension::Bytes);
+    if (r.failed() || s.failed() || !model || !data || !fab)
+      return;
+    t.model = model->name, t.data = data->name, t.fabric = fab->name;
+    t.batch = *batch;
+    t.steps = steps.value_or(1);
+    t.seed = seed.value_or(0);
+    t.tp = tp.value_or(1), t.cp = cp.value_or(1), t.zero = zero.value_or(3);
+    t.memoryLimit = memLimit.value_or(0);
+    std::string ck = checkpoint.value_or("none");
+    t.checkpoint = ck == "selective" ? TrainSpec::Checkpoint::Selective
+                   : ck == "full"    ? TrainSpec::Checkpoint::Full
+                   : ck == "adaptive" ? TrainSpec::Checkpoint::Adaptive
+                                      : TrainSpec::Checkpoint::None;
+    if (t.checkpoint == TrainSpec::Checkpoint::Adaptive &&
+        t.pp != TrainSpec::Pp::Dynamic) {
+      Diagnostic &d = s.errorWithNotes(
+          s.valueLocOf("checkpoint"),
+          "conflicting fields: checkpoint = adaptive is stage-aware and "
+          "needs pp = dynamic");
+      if (s.has("pp"))
+        DiagnosticEngine::note(d, s.valueLocOf("pp"), "pp is set here");
+      return;
+    }
+    const ModelSpec *m = findSpec(spec_.models, t.model);
+    const FabricSpec *f = findSpec(spec_.fabrics, t.fabric);
+    if (!m || !f || !findSpec(spec_.datasets, t.data))
+      return; // the referenced declaration had errors of its own
+    cost::TrainDegrees degrees;
+    degrees.sp = t.sp == TrainSpec::Sp::Static ? t.spDegree : 0;
+    degrees.pp = t.pp == TrainSpec::Pp::Static ? t.ppDegree : 0;
+    degrees.tp = t.tp, degrees.cp = t.cp, degrees.zero = t.zero;
+    degrees.memoryLimitBytes = t.memoryLimit;
+    auto problems = cost::checkTrainJob(m->shape, f->chip, f->chips(), degrees);
+    reportJobProblems(problems, s, decl, *model, *fab);
+    if (!problems.empty())
+      return;
+    place(decl, Spec::Kind::Train, spec_.trains.size());
+    spec_.trains.push_back(std::move(t));
+  }
+
+  /// `key = N` (a static degree) or `key = <mode>`.
+  template <typename SetMode>
+  bool readDegree(BlockReader &s, const std::string &key,
+                  const std::vector<std::string> &modes, int64_t &degree,
+                  SetMode setMode) {
+    const Field *f = s.get(key);
+    if (!f)
+      return true;
+    const Value &v = *f->value;
+    if (v.kind == Value::Kind::Named && !v.block) {
+      if (std::find(modes.begin(), modes.end(), v.name) == modes.end()) {
+        s.error(v.loc, "field '" + key + "' expects a degree or one of " +
+                           joinQuoted(modes) + ", got '" + v.name + "'" +
+                           didYouMean(v.name, modes));
+        return false;
+      }
+      setMode(v.name);
+      degree = 0;
+      return true;
+    }
+    auto value = s.integerValue(v, "field '" + key + "'", 1, 1 << 20);
+    if (!value)
+      return false;
+    degree = *value;
+    return true;
+  }
+
+  void reportJobProblems(const std::vector<cost::JobProblem> &problems,
+                         BlockReader &s, const Declaration &job,
+                         const Declaration &model, const Declaration &fab) {
+    for (const cost::JobProblem &p : problems) {
+      SourceLocation loc = s.has(p.field) ? s.valueLocOf(p.field) : job.nameLoc;
+      Diagnostic &d = s.errorWithNotes(loc, p.message);
+      DiagnosticEngine::note(d, model.nameLoc,
+                             "model '" + model.name + "' is declared here");
+      DiagnosticEngine::note(d, fab.nameLoc,
+                             "fabric '" + fab.name + "' is declared here");
+    }
+  }
+
+  void analyzeServe(const Declaration &decl) {
+    BlockReader r(decl.body, contextOf(decl), decl.nameLoc,
+                  {"model", "workload", "fabric", "seed", "strategy"}, diags_);
+    ServeSpec sv;
+    sv.name = decl.name;
+    sv.loc = decl.nameLoc;
+    const Declaration *model = resolve(r, "model", "model");
+    const Declaration *work = resolve(r, "workload", "workload");
+    const Declaration *fab = resolve(r, "fabric", "fabric");
+    auto seed = r.integer("seed", false, 0, INT64_MAX);
+    static const Block empty;
+    const Field *strategyField = r.get("strategy");
+    const Block *strategy = &empty;
+    if (strategyField) {
+      if (strategyField->value->kind != Value::Kind::Named ||
+          strategyField->value->name != "strategy" ||
+          !strategyField->value->block) {
+        r.error(strategyField->value->loc,
+                "field 'strategy' is a block: strategy { pp = 2; ep = 8; }");
+        return;
+      }
+      strategy = strategyField->value->block.get();
+    }
+    BlockReader s(*strategy, "strategy of serve '" + decl.name + "'",
+                  strategyField ? strategyField->keyLoc : decl.nameLoc,
+                  {"pp", "ep", "dp_attention", "mtp", "wave_interval",
+                   "memory_utilization"},
+                  diags_);
+    auto pp = s.integer("pp", false, 1, 1 << 16);
+    auto ep = s.integer("ep", false, 1, 1 << 16);
+    auto dpAttention = s.boolean("dp_attention");
+    auto mtp = s.integer("mtp", false, 0, 16);
+    auto util = s.real("memory_utilization", false, Dimension::Count, 0.01,
+                       1.0);
+    int64_t wave = 0;
+    if (!readDegree(s, "wave_interval", {"auto"}, wave,
+                    [](const std::string &) {}))
+      return;
+    if (r.failed() || s.failed() || !model || !work || !fab)
+      return;
+    sv.model = model->name, sv.workload = work->name, sv.fabric = fab->name;
+    sv.seed = seed.value_or(0);
+    sv.pp = pp.value_or(1), sv.ep = ep.value_or(1);
+    sv.dpAttention = dpAttention.value_or(false);
+    sv.mtpDrafts = mtp.value_or(0);
+    sv.waveInterval = wave;
+    sv.memoryUtilization = util.value_or(0.9);
+    const ModelSpec *m = findSpec(spec_.models, sv.model);
+    const FabricSpec *f = findSpec(spec_.fabrics, sv.fabric);
+    if (!m || !f || !findSpec(spec_.workloads, sv.workload))
+      return;
+    if (sv.mtpDrafts > 0 && m->shape.mtpLayers == 0) {
+      Diagnostic &d = s.errorWithNotes(
+          s.valueLocOf("mtp"), "mtp = " + std::to_string(sv.mtpDrafts) +
+                                   " needs a model with mtp_layers > 0");
+      DiagnosticEngine::note(d, model->nameLoc,
+                             "model '" + model->name + "' is declared here");
+      return;
+    }
+    cost::ServeDegrees degrees;
+    degrees.pp = sv.pp, degrees.ep = sv.ep;
+    degrees.memoryUtilization = sv.memoryUtilization;
+    auto problems = cost::checkServeJob(m->shape, f->chip, f->chips(), degrees);
+    reportJobProblems(problems, s, decl, *model, *fab);
+    if (!problems.empty())
+      return;
+    place(decl, Spec::Kind::Serve, spec_.serves.size());
+    spec_.serves.push_back(std::move(sv));
+  }
+
+  void place(const Declaration &decl, Spec::Kind kind, size_t index) {
+    placed_.emplace_back(&decl, std::make_pair(kind, index));
+  }
+
+  SourceManager &sources_;
+  DiagnosticEngine &diags_;
+  std::map<std::string, const Declaration *> names_;
+  std::vector<std::pair<const Declaration *, std::pair<Spec::Kind, size_t>>>
+      placed_;
+  Spec spec_;
+};
+
+} // namespace
+
+std::optional<Spec> plexus::frontend::analyzeProgram(const Program &program,
+                                                     SourceManager &sources,
+                                                     DiagnosticEngine &diags) {
+  return Analyzer(sources, diags).run(program);
+}

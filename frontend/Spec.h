@@ -1,0 +1,108 @@
+//===- Spec.h - A checked, resolved .plx spec -------------------*- C++ -*-===//
+//
+// What the semantic pass produces: every declaration with its fields
+// resolved to base units, defaults filled in, references checked. MLIRGen
+// turns it into plx IR one op per declaration, in source order.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLEXUS_FRONTEND_SPEC_H
+#define PLEXUS_FRONTEND_SPEC_H
+
+#include "frontend/Diagnostics.h"
+#include "passes/Cost/ChipCatalog.h"
+#include "passes/Cost/TransformerShape.h"
+#include "passes/Fabric/TopologyShape.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace plexus::frontend {
+
+struct ModelSpec {
+  std::string name;
+  SourceLocation loc;
+  cost::TransformerShape shape;
+};
+
+struct DatasetSpec {
+  enum class Source { Lognormal, Histogram, LengthsFile };
+  std::string name;
+  SourceLocation loc;
+  Source source = Source::Lognormal;
+  double mu = 0, sigma = 0;             // lognormal
+  std::vector<int64_t> bounds;          // histogram
+  std::vector<double> weights;          // histogram
+  std::string path;                     // lengths file, resolved
+  int64_t count = 0, max = 0;           // lengths file statistics
+  int64_t clamp = 0;                    // 0: no limit
+  int64_t padding = 1;
+  bool truncate = false;                // overlong: truncate instead of drop
+};
+
+struct WorkloadSpec {
+  enum class Source { Trajectories, Synthetic };
+  enum class Preset { SweBench, BrowseComp, Custom };
+  std::string name;
+  SourceLocation loc;
+  Source source = Source::Synthetic;
+  std::string path; // trajectories file, resolved
+  Preset preset = Preset::Custom;
+  int64_t tasks = 0, concurrency = 0, turns = 0, prompt = 0, newTokens = 0,
+          outputTokens = 0, maxLen = 0;
+  double toolLatency = 0; // seconds
+};
+
+struct FabricSpec {
+  enum class IntraNode { NVSwitch, Mesh, Ring };
+  std::string name;
+  SourceLocation loc;
+  cost::ChipSpec chip; // name is the catalog key or "custom"
+  int64_t nodes = 0, chipsPerNode = 0;
+  IntraNode intraNode = IntraNode::NVSwitch;
+  double intraNodeBandwidth = 0; // bytes/s per chip
+  fabric::TopologyShape topology;
+  int64_t chips() const { return nodes * chipsPerNode; }
+};
+
+struct TrainSpec {
+  enum class Sp { Static, Adaptive, BestHomogeneous };
+  enum class Pp { Static, Dynamic };
+  enum class Checkpoint { None, Selective, Full, Adaptive };
+  std::string name;
+  SourceLocation loc;
+  std::string model, data, fabric;
+  int64_t batch = 0, steps = 1, seed = 0;
+  Sp sp = Sp::Static;
+  int64_t spDegree = 1;
+  Pp pp = Pp::Static;
+  int64_t ppDegree = 1, tp = 1, cp = 1, zero = 3, memoryLimit = 0;
+  Checkpoint checkpoint = Checkpoint::None;
+};
+
+struct ServeSpec {
+  std::string name;
+  SourceLocation loc;
+  std::string model, workload, fabric;
+  int64_t seed = 0;
+  int64_t pp = 1, ep = 1, mtpDrafts = 0, waveInterval = 0;
+  bool dpAttention = false;
+  double memoryUtilization = 0.9;
+};
+
+/// The whole checked spec. `order` lists the declarations in source order as
+/// (kind, index into the kind's vector).
+struct Spec {
+  enum class Kind { Model, Dataset, Workload, Fabric, Train, Serve };
+  std::vector<ModelSpec> models;
+  std::vector<DatasetSpec> datasets;
+  std::vector<WorkloadSpec> workloads;
+  std::vector<FabricSpec> fabrics;
+  std::vector<TrainSpec> trains;
+  std::vector<ServeSpec> serves;
+  std::vector<std::pair<Kind, size_t>> order;
+};
+
+} // namespace plexus::frontend
+
+#endif // PLEXUS_FRONTEND_SPEC_H

@@ -1,0 +1,22 @@
+//===- plx-opt.cpp - Plexus' opt-style pass driver ------------------------===//
+//
+// MlirOptMain with the plx, plan and rt dialects and Plexus' passes, plus
+// the upstream canonicalize, cse and symbol-dce passes.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Registration.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  mlir::registerSymbolDCEPass();
+
+  mlir::DialectRegistry registry;
+  plexus::registerAllDialects(registry);
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Plexus optimizer driver\n", registry));
+}

@@ -1,0 +1,140 @@
+//===- plxc.cpp - The Plexus compiler driver ------------------------------===//
+//
+//   plxc FILE.plx [--emit=ast|spec] [--report=text|json] [-o DIR]
+//
+// Reads a spec, checks it, and prints the report (default) or the requested
+// intermediate form. With -o, also writes spec.mlir and report.json into DIR.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Report/SpecReport.h"
+#include "dialects/Registration.h"
+#include "frontend/AST.h"
+#include "frontend/MLIRGen.h"
+#include "frontend/Parser.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace cl = llvm::cl;
+
+namespace {
+enum class Emit { Report, Ast, Spec };
+enum class ReportFormat { Text, Json };
+
+cl::OptionCategory plxcCategory("plxc options");
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<spec.plx>"),
+                               cl::Required, cl::cat(plxcCategory));
+
+cl::opt<Emit> emit(
+    "emit", cl::desc("What to print"), cl::init(Emit::Report),
+    cl::values(clEnumValN(Emit::Ast, "ast", "the syntax tree after imports"),
+               clEnumValN(Emit::Spec, "spec", "the checked spec as plx IR")),
+    cl::cat(plxcCategory));
+
+cl::opt<ReportFormat> reportFormat(
+    "report", cl::desc("Report format"), cl::init(ReportFormat::Text),
+    cl::values(clEnumValN(ReportFormat::Text, "text", "human-readable"),
+               clEnumValN(ReportFormat::Json, "json", "one JSON object")),
+    cl::cat(plxcCategory));
+
+cl::opt<std::string> outputDir("o", cl::desc("Write spec.mlir and report.json "
+                                             "into this directory"),
+                               cl::value_desc("dir"), cl::cat(plxcCategory));
+
+cl::opt<bool> printLocations("print-locations",
+                             cl::desc("Print .plx locations with --emit=spec"),
+                             cl::init(false), cl::cat(plxcCategory));
+
+void printVersion(llvm::raw_ostream &os) {
+  os << "plxc (Plexus) " << PLEXUS_VERSION << "\n";
+}
+
+std::string printModule(mlir::ModuleOp module, bool withLocations) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mlir::OpPrintingFlags flags;
+  if (withLocations)
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  module->print(os, flags);
+  return text;
+}
+
+bool writeFile(const std::string &dir, const std::string &name,
+               const std::string &contents) {
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, name);
+  std::ofstream out(path.str().str(), std::ios::binary);
+  out << contents;
+  if (!out) {
+    std::cerr << "plxc: error: cannot write '" << path.str().str() << "'\n";
+    return false;
+  }
+  return true;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions(plxcCategory);
+  cl::SetVersionPrinter(printVersion);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "plxc: the Plexus compiler.\n\n"
+      "Checks a .plx spec (a model, its data, the fabric and a train or serve\n"
+      "job) and prints what it declares. See docs/language.md.\n");
+
+  if (emit == Emit::Ast) {
+    plexus::frontend::SourceManager sources;
+    plexus::frontend::DiagnosticEngine diags(sources);
+    auto program = plexus::frontend::loadProgram(inputFile, sources, diags);
+    diags.print(std::cerr);
+    if (!program)
+      return 1;
+    plexus::frontend::printProgram(*program, sources, std::cout);
+    return 0;
+  }
+
+  mlir::DialectRegistry registry;
+  plexus::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      plexus::frontend::importPlxFile(context, inputFile, std::cerr);
+  if (!module)
+    return 1;
+
+  if (!outputDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir)) {
+      std::cerr << "plxc: error: cannot create '" << outputDir
+                << "': " << ec.message() << "\n";
+      return 1;
+    }
+    std::ostringstream json;
+    json << plexus::report::specReportJson(*module).dump(2) << "\n";
+    if (!writeFile(outputDir, "spec.mlir", printModule(*module, true)) ||
+        !writeFile(outputDir, "report.json", json.str()))
+      return 1;
+  }
+
+  if (emit == Emit::Spec) {
+    std::cout << printModule(*module, printLocations);
+    return 0;
+  }
+  if (reportFormat == ReportFormat::Json)
+    std::cout << plexus::report::specReportJson(*module).dump(2) << "\n";
+  else
+    plexus::report::printSpecReport(*module, std::cout);
+  return 0;
+}
