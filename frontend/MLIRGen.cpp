@@ -12,6 +12,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <ostream>
 
 using namespace mlir;
@@ -148,7 +149,7 @@ private:
     builder_.create<plx::FabricOp>(
         loc(f.loc), builder_.getStringAttr(f.name), chip, i64(f.nodes), i64(f.chipsPerNode),
         plx::IntraNodeAttr::get(&context_, intra),
-        builder_.getF64FloatAttr(f.intraNodeBandwidth), topology);
+        i64(static_cast<int64_t>(std::llround(f.intraNodeBandwidth))), topology);
   }
 
   void emit(const TrainSpec &t) {

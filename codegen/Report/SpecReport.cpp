@@ -148,8 +148,7 @@ static json fabricJson(plx::FabricOp fabric) {
   j["chip_fp8_flops"] = chip.getFp8Flops().value;
   j["chip_memory_bandwidth_bytes_per_s"] = chip.getHbmBandwidth().value;
   j["intra_node"] = stringifyIntraNode(fabric.getIntraNode()).str();
-  j["intra_node_bandwidth_bytes_per_s"] =
-      fabric.getIntraNodeBandwidth().convertToDouble();
+  j["intra_node_bandwidth_bytes_per_s"] = fabric.getIntraNodeBandwidth();
   json topo;
   llvm::TypeSwitch<Attribute>(fabric.getTopology())
       .Case([&](plx::RailXAttr a) {

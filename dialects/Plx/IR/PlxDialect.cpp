@@ -1,6 +1,10 @@
 //===- PlxDialect.cpp - The plx (spec) dialect ----------------------------===//
 #include "dialects/Plx/IR/PlxDialect.h"
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
 using namespace mlir;
 using namespace plexus::plx;
 
@@ -15,10 +19,40 @@ void PlxDialect::initialize() {
 }
 
 FailureOr<Real> plexus::plx::parseF64Param(AsmParser &parser) {
+  // Whole numbers may be written without a dot ("mu = 7").
+  int64_t whole = 0;
+  OptionalParseResult integer = parser.parseOptionalInteger(whole);
+  if (integer.has_value()) {
+    if (failed(*integer))
+      return failure();
+    return Real(static_cast<double>(whole));
+  }
   double value = 0;
   if (parser.parseFloat(value))
     return failure();
   return Real(value);
+}
+
+std::string plexus::plx::formatReal(double value) {
+  if (std::isnan(value))
+    return "0x7FF8000000000000";
+  if (std::isinf(value))
+    return value > 0 ? "0x7FF0000000000000" : "0xFFF0000000000000";
+  char buffer[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value)
+      break;
+  }
+  std::string text = buffer;
+  size_t exponent = text.find_first_of("eE");
+  if (text.find('.') == std::string::npos)
+    text.insert(exponent == std::string::npos ? text.size() : exponent, ".0");
+  return text;
+}
+
+void plexus::plx::printReal(AsmPrinter &printer, double value) {
+  printer << formatReal(value);
 }
 
 FailureOr<bool> plexus::plx::parseBoolParam(AsmParser &parser) {

@@ -38,11 +38,17 @@ struct Real {
 inline llvm::hash_code hash_value(Real r) {
   return llvm::hash_value(llvm::bit_cast<uint64_t>(r.value));
 }
+/// Prints the shortest decimal that reads back as exactly `value`, always
+/// with a '.' so that MLIR lexes it as a float ("0.8", "5.0e+10", "3.0").
+void printReal(mlir::AsmPrinter &printer, double value);
+/// The text printReal prints.
+std::string formatReal(double value);
+
 template <typename PrinterT>
 inline std::enable_if_t<std::is_base_of<mlir::AsmPrinter, PrinterT>::value,
                         PrinterT &>
 operator<<(PrinterT &printer, Real r) {
-  printer.printFloat(llvm::APFloat(r.value));
+  printReal(printer, r.value);
   return printer;
 }
 

@@ -42,7 +42,7 @@ class Plx_Attr<string name, string attrMnemonic, list<Trait> traits = []>
 // A double parameter. Printed with the shortest form that reads back exactly.
 def Plx_F64Param : AttrParameter<"::plexus::plx::Real", "a 64-bit float"> {
   let parser = "::plexus::plx::parseF64Param($_parser)";
-  let printer = "$_printer.printFloat(::llvm::APFloat($_self.value))";
+  let printer = "::plexus::plx::printReal($_printer, $_self.value)";
 }
 
 // A boolean parameter spelled `true` / `false`.
@@ -54,7 +54,7 @@ def Plx_BoolParam : AttrParameter<"bool", "a boolean"> {
 class Plx_DefaultF64<string value>
     : DefaultValuedParameter<"::plexus::plx::Real", value, "a 64-bit float"> {
   let parser = "::plexus::plx::parseF64Param($_parser)";
-  let printer = "$_printer.printFloat(::llvm::APFloat($_self.value))";
+  let printer = "::plexus::plx::printReal($_printer, $_self.value)";
 }
 
 class Plx_DefaultBool<string value>

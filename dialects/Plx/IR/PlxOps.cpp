@@ -15,6 +15,41 @@
 using namespace mlir;
 using namespace plexus::plx;
 
+// Enum keywords printed bare inside op formats (`overlong drop`).
+template <typename AttrT, typename SymbolizeFn>
+static ParseResult parseEnumKeyword(OpAsmParser &parser, AttrT &attr,
+                                    SymbolizeFn symbolize, StringRef what) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  auto value = symbolize(keyword);
+  if (!value)
+    return parser.emitError(loc) << "unknown " << what << " '" << keyword
+                                 << "'";
+  attr = AttrT::get(parser.getContext(), *value);
+  return success();
+}
+
+static ParseResult parseOverlong(OpAsmParser &parser, OverlongAttr &attr) {
+  return parseEnumKeyword(
+      parser, attr, [](StringRef k) { return symbolizeOverlong(k); },
+      "overlong policy");
+}
+static void printOverlong(OpAsmPrinter &printer, Operation *,
+                          OverlongAttr attr) {
+  printer << stringifyOverlong(attr.getValue());
+}
+static ParseResult parseIntraNode(OpAsmParser &parser, IntraNodeAttr &attr) {
+  return parseEnumKeyword(
+      parser, attr, [](StringRef k) { return symbolizeIntraNode(k); },
+                          "intra-node interconnect");
+}
+static void printIntraNode(OpAsmPrinter &printer, Operation *,
+                           IntraNodeAttr attr) {
+  printer << stringifyIntraNode(attr.getValue());
+}
+
 #define GET_OP_CLASSES
 #include "dialects/Plx/IR/PlxOps.cpp.inc"
 
@@ -77,8 +112,8 @@ LogicalResult FabricOp::verify() {
   if (getChipsPerNode() < 1)
     return emitOpError("needs at least one chip per node, got ")
            << getChipsPerNode();
-  if (!(getIntraNodeBandwidth().convertToDouble() > 0) &&
-      getChipsPerNode() > 1)
+  if (getIntraNodeBandwidth() < 0 ||
+      (getIntraNodeBandwidth() == 0 && getChipsPerNode() > 1))
     return emitOpError("intra-node bandwidth must be positive with ")
            << getChipsPerNode() << " chips per node";
   auto problems = plexus::fabric::checkTopologyShape(

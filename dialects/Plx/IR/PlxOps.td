@@ -48,8 +48,8 @@ def Plx_DatasetOp : Plx_Op<"dataset", [Symbol]> {
                        Plx_I64Attr:$clamp, Plx_I64Attr:$padding,
                        Plx_OverlongAttr:$overlong);
   let assemblyFormat = [{
-    $sym_name $source `clamp` $clamp `padding` $padding `overlong` $overlong
-    attr-dict
+    $sym_name $source `clamp` $clamp `padding` $padding
+    `overlong` custom<Overlong>($overlong) attr-dict
   }];
   let hasVerifier = 1;
 }
@@ -64,24 +64,26 @@ def Plx_FabricOp : Plx_Op<"fabric", [Symbol]> {
   let summary = "Chips, nodes and the network between them";
   let description = [{
     `nodes` nodes of `chips_per_node` chips each; chips inside a node are
-    joined by `intra_node` links of `intra_node_bandwidth` bytes/s per chip;
+    joined by `intra_node` links of `intra_node_bandwidth` bytes/s per chip
+    (an integer);
     nodes by the `topology`. The verifier applies the sizing rules of
     `passes/Fabric/TopologyShape.h`.
 
     ```mlir
     plx.fabric @cluster chip <name = "A100_40GB", ...> nodes 8 x 8
-        intra_node nvswitch 6.0e11
+        intra_node nvswitch 600000000000
         topology #plx.fat_tree<radix = 16, tiers = 2, link_bandwidth = 5.0e10>
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Plx_ChipAttr:$chip,
                        Plx_I64Attr:$nodes, Plx_I64Attr:$chips_per_node,
                        Plx_IntraNodeAttr:$intra_node,
-                       F64Attr:$intra_node_bandwidth,
+                       Plx_I64Attr:$intra_node_bandwidth,
                        Plx_TopologyAttr:$topology);
   let assemblyFormat = [{
     $sym_name `chip` $chip `nodes` $nodes `x` $chips_per_node
-    `intra_node` $intra_node $intra_node_bandwidth `topology` $topology
+    `intra_node` custom<IntraNode>($intra_node) $intra_node_bandwidth
+    `topology` $topology
     attr-dict
   }];
   let hasVerifier = 1;
