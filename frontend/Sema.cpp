@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -24,6 +25,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 using namespace plexus;
 using namespace plexus::frontend;
@@ -49,19 +51,55 @@ size_t plexus::frontend::editDistance(const std::string &a,
 
 namespace {
 
-/// The closest candidate within a small edit distance, or "".
+/// The closest candidate within a small edit distance, or "". A candidate
+/// that shares no character position with the word (distance as large as
+/// the word itself, as 'x' -> 'mu') is a guess, not a suggestion.
 std::string closest(const std::string &word,
                     const std::vector<std::string> &candidates) {
   std::string best;
   size_t bestDistance = std::max<size_t>(2, word.size() / 3) + 1;
   for (const std::string &c : candidates) {
     size_t d = editDistance(word, c);
-    if (d < bestDistance) {
+    if (d < bestDistance && d < word.size()) {
       bestDistance = d;
       best = c;
     }
   }
   return best;
+}
+
+/// User text echoed in a message, cut short so that a 10^6-character name
+/// does not produce a megabyte of diagnostic (the source line is shown
+/// anyway). Cuts on a UTF-8 character boundary.
+std::string clip(const std::string &text) {
+  constexpr size_t kMax = 48;
+  if (text.size() <= kMax)
+    return text;
+  size_t cut = 40;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+    --cut;
+  return text.substr(0, cut) + "...";
+}
+
+/// Value::describe(), clipped.
+std::string describe(const Value &v) {
+  std::string text = v.describe();
+  if (text.size() <= 48)
+    return text;
+  char close = text.back();
+  return clip(text) + (close == '\'' || close == '"' ? std::string(1, close)
+                                                     : "");
+}
+
+/// 'a', 'b' and 'c'.
+std::string listQuoted(const std::vector<std::string> &words) {
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (i)
+      out += i + 1 == words.size() ? " and " : ", ";
+    out += "'" + words[i] + "'";
+  }
+  return out;
 }
 
 std::string joinQuoted(const std::vector<std::string> &words) {
@@ -75,6 +113,59 @@ std::string didYouMean(const std::string &word,
                        const std::vector<std::string> &candidates) {
   std::string best = closest(word, candidates);
   return best.empty() ? "" : "; did you mean '" + best + "'?";
+}
+
+/// The unit spellings of a dimension, most common first.
+std::vector<std::string> unitSpellings(Dimension dim) {
+  static const char *const kPrefixes[] = {"",   "K",  "M",  "G",  "T", "P",
+                                          "Ki", "Mi", "Gi", "Ti", "Pi"};
+  std::vector<std::string> out;
+  auto add = [&](const char *base) {
+    for (const char *prefix : kPrefixes)
+      out.push_back(std::string(prefix) + base);
+  };
+  switch (dim) {
+  case Dimension::Count:
+    add("");
+    break;
+  case Dimension::Bytes:
+    add("B");
+    break;
+  case Dimension::BytesPerSecond:
+    add("B/s");
+    add("b/s");
+    break;
+  case Dimension::FlopsPerSecond:
+    add("FLOPS");
+    break;
+  case Dimension::Seconds:
+    out = {"s", "ms", "us", "ns"};
+    break;
+  }
+  out.erase(std::remove(out.begin(), out.end(), ""), out.end());
+  return out;
+}
+
+/// A known spelling close to an unknown unit: the one spelling that differs
+/// only in case ('gib' -> 'GiB'), else the closest by edit distance
+/// ('Gbps' -> 'Gb/s'). Case-only matches that are ambiguous ('gb/s': GB/s or
+/// Gb/s, a factor of 8 apart) suggest nothing rather than guess.
+std::string unitSuggestion(const std::string &unit, Dimension dim) {
+  std::vector<std::string> spellings = unitSpellings(dim);
+  auto lower = [](std::string text) {
+    for (char &c : text)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  std::vector<std::string> caseMatches;
+  for (const std::string &spelling : spellings)
+    if (lower(spelling) == lower(unit))
+      caseMatches.push_back(spelling);
+  if (caseMatches.size() == 1)
+    return "; did you mean '" + caseMatches[0] + "'?";
+  if (!caseMatches.empty())
+    return "";
+  return didYouMean(unit, spellings);
 }
 
 std::string formatNumber(double value) {
@@ -97,9 +188,14 @@ public:
     for (const Field &field : block_.fields) {
       if (std::find(allowed_.begin(), allowed_.end(), field.key) ==
           allowed_.end()) {
-        diags_.error(field.keyLoc, "unknown field '" + field.key + "' in " +
-                                       context_ +
-                                       didYouMean(field.key, allowed_));
+        std::string best = closest(field.key, allowed_);
+        diags_.error(field.keyLoc,
+                     "unknown field '" + clip(field.key) + "' in " + context_ +
+                         (best.empty() ? "" : "; did you mean '" + best + "'?"));
+        // The misspelt field stands for `best`: do not also report `best`
+        // as missing.
+        if (!best.empty())
+          suggested_.insert(best);
         failed_ = true;
         continue;
       }
@@ -115,6 +211,11 @@ public:
       fields_[field.key] = &field;
     }
   }
+
+  /// Reports the missing required fields, if not done yet.
+  ~BlockReader() { reportMissing(); }
+  BlockReader(const BlockReader &) = delete;
+  BlockReader &operator=(const BlockReader &) = delete;
 
   bool failed() const { return failed_; }
   const std::string &context() const { return context_; }
@@ -132,10 +233,36 @@ public:
     return f ? f->value->loc : ownerLoc_;
   }
 
+  /// Records a missing required field. All of a block's missing fields
+  /// become one error (reportMissing): `model m { }` lacks four fields, and
+  /// four errors at the same brace would only be noise.
   void missing(const std::string &key, const std::string &what = "") {
-    diags_.error(ownerLoc_, context_ + " is missing required field '" + key +
-                                "'" + (what.empty() ? "" : " (" + what + ")"));
     failed_ = true;
+    if (suggested_.count(key))
+      return; // an unknown field close to `key` was reported instead
+    if (std::none_of(missing_.begin(), missing_.end(),
+                     [&](const auto &entry) { return entry.first == key; }))
+      missing_.emplace_back(key, what);
+  }
+
+  /// Emits the error for the fields recorded by missing(). One field keeps
+  /// its hint ("(a bandwidth, e.g. ...)"); several are listed by name.
+  void reportMissing() {
+    if (missing_.empty())
+      return;
+    if (missing_.size() == 1) {
+      const auto &[key, what] = missing_.front();
+      diags_.error(ownerLoc_, context_ + " is missing required field '" + key +
+                                  "'" +
+                                  (what.empty() ? "" : " (" + what + ")"));
+    } else {
+      std::vector<std::string> keys;
+      for (const auto &entry : missing_)
+        keys.push_back(entry.first);
+      diags_.error(ownerLoc_, context_ + " is missing required fields " +
+                                  listQuoted(keys));
+    }
+    missing_.clear();
   }
 
   /// A whole number in `dim` (usually Count), within [min, max].
@@ -145,7 +272,10 @@ public:
     const Field *f = get(key);
     if (!f) {
       if (required)
-        missing(key);
+        missing(key, dim == Dimension::Count
+                         ? ""
+                         : std::string(dimensionDescription(dim)) + ", e.g. " +
+                               dimensionExample(dim));
       return std::nullopt;
     }
     return integerValue(*f->value, "field '" + key + "'", min, max, dim);
@@ -158,28 +288,38 @@ public:
     if (!scaled)
       return std::nullopt;
     double value = *scaled;
-    if (std::fabs(value) >= 9.2e18) {
-      return fail(v.loc, what + " is too large: " + v.describe());
-    }
+    // The range first, on the double (which may be infinite for a number
+    // of a thousand digits): "must be at most 100000" says more than "too
+    // large" or "not a whole number" would.
+    if (value < static_cast<double>(min))
+      return fail(v.loc, what + " must be at least " + std::to_string(min) +
+                             ", got " + describe(v));
+    if (value > static_cast<double>(max))
+      return fail(v.loc, what + " must be at most " + std::to_string(max) +
+                             ", got " + describe(v));
     if (value != std::floor(value)) {
       return fail(v.loc, what + " must be a whole number, got " +
-                             v.describe());
+                             describe(v));
     }
-    int64_t result = static_cast<int64_t>(value);
+    int64_t result = 0;
     if (v.integral && v.unit.empty()) {
       // Exact parse of plain integers (doubles lose precision above 2^53).
       errno = 0;
       long long exact = std::strtoll(v.numberText.c_str(), nullptr, 10);
-      if (errno == ERANGE)
-        return fail(v.loc, what + " is too large: " + v.describe());
+      if (errno == ERANGE || exact > max)
+        return fail(v.loc, what + " must be at most " + std::to_string(max) +
+                               ", got " + describe(v));
+      if (exact < min)
+        return fail(v.loc, what + " must be at least " + std::to_string(min) +
+                               ", got " + describe(v));
       result = exact;
-    }
-    if (result < min)
-      return fail(v.loc, what + " must be at least " + std::to_string(min) +
-                             ", got " + std::to_string(result));
-    if (result > max)
+    } else if (value >= 9.2e18) {
+      // Within a max close to INT64_MAX but not representable.
       return fail(v.loc, what + " must be at most " + std::to_string(max) +
-                             ", got " + std::to_string(result));
+                             ", got " + describe(v));
+    } else {
+      result = static_cast<int64_t>(value);
+    }
     return result;
   }
 
@@ -203,10 +343,10 @@ public:
       return std::nullopt;
     if (*value < min)
       return failReal(v.loc, what + " must be at least " + formatNumber(min) +
-                                 ", got " + v.describe());
+                                 ", got " + describe(v));
     if (*value > max)
       return failReal(v.loc, what + " must be at most " + formatNumber(max) +
-                                 ", got " + v.describe());
+                                 ", got " + describe(v));
     return value;
   }
 
@@ -223,7 +363,7 @@ public:
     if (v.kind != Value::Kind::Named || v.block) {
       failed_ = true;
       diags_.error(v.loc, "field '" + key + "' expects one of " +
-                              joinQuoted(choices) + ", got " + v.describe());
+                              joinQuoted(choices) + ", got " + describe(v));
       return std::nullopt;
     }
     if (std::find(choices.begin(), choices.end(), v.name) == choices.end()) {
@@ -255,7 +395,7 @@ public:
     if (v.kind != Value::Kind::Named || v.block) {
       failed_ = true;
       diags_.error(v.loc, "field '" + key + "' expects the name of a " + what +
-                              ", got " + v.describe());
+                              ", got " + describe(v));
       return std::nullopt;
     }
     return std::make_pair(v.name, v.loc);
@@ -265,6 +405,8 @@ public:
     failed_ = true;
     diags_.error(loc, message);
   }
+  /// Fails the block for an error reported elsewhere.
+  void markFailed() { failed_ = true; }
   Diagnostic &errorWithNotes(SourceLocation loc, const std::string &message) {
     failed_ = true;
     return diags_.error(loc, message);
@@ -278,16 +420,20 @@ private:
       failed_ = true;
       diags_.error(v.loc, what + " expects " + dimensionDescription(dim) +
                               " (e.g. " + dimensionExample(dim) + "), got " +
-                              v.describe());
+                              describe(v));
       return std::nullopt;
     }
     std::optional<UnitInfo> unit = lookupUnit(v.unit);
     if (!unit) {
       failed_ = true;
+      std::string hint = unitSuggestion(v.unit, dim);
       diags_.error(v.unitLoc,
-                   "unknown unit '" + v.unit + "'; " + what + " expects " +
-                       dimensionDescription(dim) + " (e.g. " +
-                       dimensionExample(dim) + ")");
+                   "unknown unit '" + clip(v.unit) + "'" +
+                       (hint.empty() ? "; " + what + " expects " +
+                                           dimensionDescription(dim) +
+                                           " (e.g. " + dimensionExample(dim) +
+                                           ")"
+                                     : hint));
       return std::nullopt;
     }
     if (unit->dimension != dim) {
@@ -296,23 +442,19 @@ private:
         diags_.error(v.loc, what + " needs a unit: " +
                                 dimensionDescription(dim) + " (e.g. " +
                                 dimensionExample(dim) + "), got " +
-                                v.describe());
+                                describe(v));
       else
         diags_.error(v.unit.empty() ? v.loc : v.unitLoc,
                      "wrong unit: " + what + " expects " +
                          dimensionDescription(dim) + " (e.g. " +
                          dimensionExample(dim) + "), got " +
                          dimensionDescription(unit->dimension) + " " +
-                         v.describe());
+                         describe(v));
       return std::nullopt;
     }
-    double value = v.number * unit->scale;
-    if (!std::isfinite(value)) {
-      failed_ = true;
-      diags_.error(v.loc, what + " is out of range: " + v.describe());
-      return std::nullopt;
-    }
-    return value;
+    // May be infinite (a thousand-digit number); the callers' range checks
+    // report it against their bounds.
+    return v.number * unit->scale;
   }
 
   std::optional<int64_t> fail(SourceLocation loc, const std::string &message) {
@@ -333,10 +475,51 @@ private:
   std::vector<std::string> allowed_;
   DiagnosticEngine &diags_;
   std::map<std::string, const Field *> fields_;
+  std::set<std::string> suggested_; // keys offered for unknown fields
+  std::vector<std::pair<std::string, std::string>> missing_; // key, hint
   bool failed_ = false;
 };
 
 constexpr int64_t kBig = int64_t(1) << 40;
+
+/// The bad lines of a data file named by a spec (lengths, trajectories).
+/// The first few are reported where they are, in the data file; a note
+/// leads back to the spec line that named the file, and one more note
+/// counts the lines not shown.
+class BadLines {
+public:
+  BadLines(uint32_t fileId, SourceLocation namedAt, std::string what)
+      : fileId_(fileId), namedAt_(namedAt), what_(std::move(what)) {}
+
+  void add(SourceLocation loc, std::string message) {
+    if (shown_.size() < kShown)
+      shown_.emplace_back(loc, std::move(message));
+    ++count_;
+  }
+
+  /// Reports what was added; returns whether there was anything.
+  bool report(BlockReader &r) {
+    for (size_t i = 0; i < shown_.size(); ++i) {
+      Diagnostic &d = r.errorWithNotes(shown_[i].first, shown_[i].second);
+      if (i == 0)
+        DiagnosticEngine::note(d, namedAt_, "the " + what_ + " is named here");
+      if (i + 1 == shown_.size() && count_ > shown_.size())
+        DiagnosticEngine::note(
+            d, {fileId_, 0, 0, 1},
+            std::to_string(count_ - shown_.size()) + " more bad line" +
+                (count_ - shown_.size() > 1 ? "s" : "") + " not shown");
+    }
+    return count_ != 0;
+  }
+
+private:
+  static constexpr size_t kShown = 5;
+  uint32_t fileId_;
+  SourceLocation namedAt_;
+  std::string what_;
+  std::vector<std::pair<SourceLocation, std::string>> shown_;
+  size_t count_ = 0;
+};
 
 const std::vector<std::string> kDeclKinds = {"model", "dataset", "workload",
                                              "fabric", "train", "serve"};
@@ -352,16 +535,20 @@ public:
     for (const Declaration &decl : program.decls) {
       if (std::find(kDeclKinds.begin(), kDeclKinds.end(), decl.kind) ==
           kDeclKinds.end()) {
-        diags_.error(decl.kindLoc, "unknown declaration kind '" + decl.kind +
-                                       "'" + didYouMean(decl.kind, kDeclKinds) +
+        diags_.error(decl.kindLoc, "unknown declaration kind '" +
+                                       clip(decl.kind) + "'" +
+                                       didYouMean(decl.kind, kDeclKinds) +
                                        " (expected one of " +
                                        joinQuoted(kDeclKinds) + ")");
+        // A job naming it would otherwise get a second, misleading "unknown
+        // model" error.
+        unknownKindNames_.insert(decl.name);
         continue;
       }
       auto [it, inserted] = names_.emplace(decl.name, &decl);
       if (!inserted) {
         Diagnostic &d = diags_.error(decl.nameLoc, "duplicate name '" +
-                                                       decl.name + "'");
+                                                       clip(decl.name) + "'");
         DiagnosticEngine::note(d, it->second->nameLoc,
                                "previous declaration is here (" +
                                    it->second->kind + ")");
@@ -403,7 +590,7 @@ public:
 
 private:
   std::string contextOf(const Declaration &decl) const {
-    return decl.kind + " '" + decl.name + "'";
+    return decl.kind + " '" + clip(decl.name) + "'";
   }
 
   fs::path directoryOf(SourceLocation loc) const {
@@ -418,7 +605,7 @@ private:
         !v.args[0].key.empty() ||
         v.args[0].value->kind != Value::Kind::String) {
       reader.error(v.loc, what + " expects file(\"path\"), got " +
-                              v.describe());
+                              describe(v));
       return std::nullopt;
     }
     fs::path path(v.args[0].value->text);
@@ -459,8 +646,24 @@ private:
     auto mlp = r.keyword("mlp", false, {"swiglu", "gelu"});
     auto tied = r.boolean("tied_embeddings");
     auto dtype = r.keyword("dtype", false, {"bf16", "fp16", "fp8", "fp32"});
-    if (!r.has("ffn") && experts.value_or(0) == 0 && !r.failed())
+    // Which widths are required depends on `experts`; guess nothing when
+    // experts itself is wrong.
+    bool expertsKnown = !r.has("experts") || experts;
+    if (expertsKnown && experts.value_or(0) == 0 && !r.has("ffn"))
       r.missing("ffn", "the dense MLP width");
+    if (expertsKnown && experts.value_or(0) > 0) {
+      // Missing, not "top_k (0) must be between 1 and experts": the user
+      // wrote no 0.
+      if (!r.has("top_k"))
+        r.missing("top_k", "the experts each token is routed to, needed with "
+                           "experts = " + std::to_string(*experts));
+      if (!r.has("moe_ffn"))
+        r.missing("moe_ffn", "the width of one expert's MLP, needed with "
+                             "experts = " + std::to_string(*experts));
+      if (dense.value_or(0) > 0 && !r.has("ffn"))
+        r.missing("ffn", "the dense MLP width of the first dense_layers = " +
+                             std::to_string(*dense) + " layers");
+    }
     if (r.failed())
       return;
     s.layers = *layers;
@@ -530,7 +733,7 @@ private:
     } else {
       r.error(v.loc, "field 'lengths' expects file(\"...\"), lognormal(...) "
                      "or histogram(...), got " +
-                         v.describe() +
+                         describe(v) +
                          (v.kind == Value::Kind::Call
                               ? didYouMean(v.name, {"file", "lognormal",
                                                     "histogram"})
@@ -564,31 +767,45 @@ private:
     std::map<std::string, const Argument *> args;
     for (const Argument &arg : call.args) {
       if (arg.key.empty()) {
-        r.error(arg.value->loc, "arguments of " + call.name +
-                                    "(...) are named: write " +
-                                    joinQuoted(allowed) + " = ...");
+        // One error for the call, not one per positional argument.
+        if (ok) {
+          std::string example;
+          for (const std::string &key : allowed)
+            example += (example.empty() ? "" : ", ") + key + " = ...";
+          r.error(arg.value->loc, "arguments of " + call.name +
+                                      "(...) are named: write " + call.name +
+                                      "(" + example + ")");
+        }
         ok = false;
         continue;
       }
       if (std::find(allowed.begin(), allowed.end(), arg.key) ==
           allowed.end()) {
-        r.error(arg.keyLoc, "unknown argument '" + arg.key + "' of " +
+        r.error(arg.keyLoc, "unknown argument '" + clip(arg.key) + "' of " +
                                 call.name + "(...)" +
                                 didYouMean(arg.key, allowed));
         ok = false;
         continue;
       }
-      if (!args.emplace(arg.key, &arg).second) {
-        r.error(arg.keyLoc, "duplicate argument '" + arg.key + "'");
+      auto [it, inserted] = args.emplace(arg.key, &arg);
+      if (!inserted) {
+        Diagnostic &d = r.errorWithNotes(
+            arg.keyLoc, "duplicate argument '" + arg.key + "' of " +
+                            call.name + "(...)");
+        DiagnosticEngine::note(d, it->second->keyLoc, "first set here");
         ok = false;
       }
     }
+    std::vector<std::string> absent;
     for (const std::string &key : allowed)
-      if (!args.count(key) && ok) {
-        r.error(call.loc, call.name + "(...) is missing argument '" + key +
-                              "'");
-        ok = false;
-      }
+      if (!args.count(key))
+        absent.push_back(key);
+    if (!absent.empty() && ok) {
+      r.error(call.loc, call.name + "(...) is missing argument" +
+                            (absent.size() > 1 ? "s " : " ") +
+                            listQuoted(absent));
+      ok = false;
+    }
     return args;
   }
 
@@ -673,7 +890,7 @@ private:
     uint32_t fileId = sources_.addBuffer(path, std::move(text));
     const std::string &body = sources_.text(fileId);
     int64_t count = 0, max = 0;
-    unsigned bad = 0;
+    BadLines bad(fileId, at, "lengths file");
     uint32_t line = 0;
     size_t pos = 0;
     while (pos < body.size()) {
@@ -692,27 +909,28 @@ private:
       text.remove_prefix(lead);
       if (text.empty())
         continue;
-      bool digits = text.size() <= 12 &&
-                    std::all_of(text.begin(), text.end(),
-                                [](char c) { return c >= '0' && c <= '9'; });
-      int64_t value = digits ? std::strtoll(std::string(text).c_str(),
-                                            nullptr, 10)
-                             : 0;
+      bool digits = std::all_of(text.begin(), text.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      });
+      int64_t value = digits && text.size() <= 12
+                          ? std::strtoll(std::string(text).c_str(), nullptr, 10)
+                          : 0;
+      SourceLocation where{fileId, line, static_cast<uint32_t>(lead + 1),
+                           std::max<uint32_t>(1, countCodePoints(text))};
+      if (digits && text.size() > 12) {
+        bad.add(where, "token count '" + clip(std::string(text)) +
+                           "' is too large (at most 12 digits)");
+        continue;
+      }
       if (!digits || value <= 0) {
-        if (++bad <= 5)
-          r.error({fileId, line, static_cast<uint32_t>(lead + 1),
-                   std::max<uint32_t>(1, countCodePoints(text))},
-                  "expected a positive token count, got '" +
-                      std::string(text.substr(0, 40)) + "'");
+        bad.add(where, "expected a positive token count, got '" +
+                           clip(std::string(text)) + "'");
         continue;
       }
       ++count;
       max = std::max(max, value);
     }
-    if (bad > 5)
-      r.error({fileId, 0, 0, 1}, std::to_string(bad - 5) +
-                                     " more bad lines in this file");
-    if (bad)
+    if (bad.report(r))
       return false;
     if (count == 0) {
       r.error(at, "lengths file '" + path + "' holds no lengths");
@@ -778,7 +996,7 @@ private:
     uint32_t fileId = sources_.addBuffer(path, std::move(text));
     const std::string &body = sources_.text(fileId);
     int64_t tasks = 0;
-    unsigned bad = 0;
+    BadLines bad(fileId, at, "trajectories file");
     uint32_t line = 0;
     size_t pos = 0;
     while (pos < body.size()) {
@@ -790,21 +1008,37 @@ private:
       pos = end + 1;
       if (row.find_first_not_of(" \t\r") == std::string::npos)
         continue;
-      auto json = nlohmann::json::parse(row, nullptr, /*allow_exceptions=*/false);
+      if (!row.empty() && row.back() == '\r')
+        row.pop_back();
+      // nlohmann reports where the JSON breaks (e.byte, 1-based); point the
+      // caret there instead of at the start of a long line.
+      nlohmann::json json;
       std::string problem;
-      if (json.is_discarded())
-        problem = "not valid JSON (truncated or corrupt line?)";
-      else if (!json.is_object() || !json.contains("turns") ||
-               !json["turns"].is_array() || json["turns"].empty())
+      uint32_t column = 1;
+      try {
+        json = nlohmann::json::parse(row);
+      } catch (const nlohmann::json::parse_error &e) {
+        std::string what = e.what();
+        size_t dash = what.find(" - ");
+        problem = "not valid JSON (" +
+                  (dash == std::string::npos ? std::string("parse error")
+                                             : what.substr(dash + 3)) +
+                  ")";
+        size_t byte = std::min<size_t>(e.byte == 0 ? 1 : e.byte, row.size());
+        column = std::max<uint32_t>(
+            1, countCodePoints(std::string_view(row).substr(0, byte)));
+      }
+      if (problem.empty() &&
+          (!json.is_object() || !json.contains("turns") ||
+           !json["turns"].is_array() || json["turns"].empty()))
         problem = "expected a JSON object with a non-empty \"turns\" list";
       if (!problem.empty()) {
-        if (++bad <= 5)
-          r.error({fileId, line, 1, 1}, "bad trajectory: " + problem);
+        bad.add({fileId, line, column, 1}, "bad trajectory: " + problem);
         continue;
       }
       ++tasks;
     }
-    if (bad)
+    if (bad.report(r))
       return false;
     if (tasks == 0) {
       r.error(at, "trajectories file '" + path + "' holds no tasks");
@@ -822,7 +1056,7 @@ private:
         std::find(presets.begin(), presets.end(), v.name) == presets.end()) {
       outer.error(v.loc,
                   "field 'synthetic' expects a preset " + joinQuoted(presets) +
-                      " with an optional { ... } block, got " + v.describe() +
+                      " with an optional { ... } block, got " + describe(v) +
                       (v.kind == Value::Kind::Named ? didYouMean(v.name, presets)
                                                     : ""));
       return false;
@@ -920,11 +1154,13 @@ private:
                                  : FabricSpec::IntraNode::NVSwitch;
     f.intraNodeBandwidth = intraBw.value_or(f.chip.nvlinkBandwidth);
     if (f.chipsPerNode > 1 && !(f.intraNodeBandwidth > 0)) {
+      // Blame what the user can change: an explicit zero, else the chip.
       r.error(r.has("intra_node_bw") ? r.valueLocOf("intra_node_bw")
-                                     : decl.nameLoc,
-              "chip '" + f.chip.name + "' has no NVLink figure: set "
-              "intra_node_bw for " + std::to_string(f.chipsPerNode) +
-                  " chips per node");
+                                     : r.valueLocOf("chip"),
+              "chip '" + f.chip.name + "' has no NVLink figure, but there are " +
+                  std::to_string(f.chipsPerNode) +
+                  " chips per node: set 'intra_node_bw' in the fabric" +
+                  (f.chip.name == "custom" ? " or 'nvlink' in the chip" : ""));
       return;
     }
     auto problems =
@@ -937,8 +1173,14 @@ private:
           if (tf.key == p.field)
             loc = tf.value->loc;
       Diagnostic &d = r.errorWithNotes(loc, p.message);
-      if (p.message.find("node") != std::string::npos)
+      // Point at the fabric figure the rule compared against: "the fabric
+      // has N nodes", "the chips per node (8)", "(64 nodes x 8 chips)".
+      if (p.message.find(" nodes") != std::string::npos)
         DiagnosticEngine::note(d, r.locOf("nodes"), "nodes is set here");
+      if (p.message.find("chips per node") != std::string::npos ||
+          p.message.find(" chips)") != std::string::npos)
+        DiagnosticEngine::note(d, r.locOf("chips_per_node"),
+                               "chips_per_node is set here");
     }
     if (!problems.empty())
       return;
@@ -957,7 +1199,7 @@ private:
     if (v.kind != Value::Kind::Named) {
       outer.error(v.loc, "field 'chip' expects a catalog name (" +
                              cost::chipCatalogKeys() +
-                             ") or 'custom { ... }', got " + v.describe());
+                             ") or 'custom { ... }', got " + describe(v));
       return false;
     }
     bool custom = v.name == "custom";
@@ -1018,7 +1260,7 @@ private:
         std::find(kinds.begin(), kinds.end(), v.name) == kinds.end()) {
       outer.error(v.loc, "field 'topology' expects one of " +
                              joinQuoted(kinds) + " with a { ... } block, got " +
-                             v.describe() +
+                             describe(v) +
                              (v.kind == Value::Kind::Named
                                   ? didYouMean(v.name, kinds)
                                   : ""));
@@ -1078,7 +1320,7 @@ private:
       if (dims->value->kind != Value::Kind::List) {
         r.error(dims->value->loc, "field 'dims' expects a list such as "
                                   "[4, 4, 4], got " +
-                                      dims->value->describe());
+                                      describe(*dims->value));
         return false;
       }
       for (const auto &element : dims->value->elements) {
@@ -1106,21 +1348,25 @@ private:
     if (!ref)
       return nullptr;
     auto it = names_.find(ref->first);
+    if (it == names_.end() && unknownKindNames_.count(ref->first)) {
+      r.markFailed(); // its kind was reported, the reference adds nothing
+      return nullptr;
+    }
     if (it == names_.end()) {
       std::vector<std::string> sameKind;
       for (const auto &[name, decl] : names_)
         if (decl->kind == kind)
           sameKind.push_back(name);
-      r.error(ref->second, "unknown " + kind + " '" + ref->first + "'" +
+      r.error(ref->second, "unknown " + kind + " '" + clip(ref->first) + "'" +
                                didYouMean(ref->first, sameKind));
       return nullptr;
     }
     if (it->second->kind != kind) {
       Diagnostic &d = r.errorWithNotes(
-          ref->second, "'" + ref->first + "' is a " + it->second->kind +
+          ref->second, "'" + clip(ref->first) + "' is a " + it->second->kind +
                            ", but field '" + key + "' needs a " + kind);
       DiagnosticEngine::note(d, it->second->nameLoc,
-                             "'" + ref->first + "' is declared here");
+                             "'" + clip(ref->first) + "' is declared here");
       return nullptr;
     }
     return it->second;
@@ -1156,12 +1402,15 @@ private:
           strategyField->value->name != "strategy" ||
           !strategyField->value->block) {
         r.error(strategyField->value->loc,
-                "field 'strategy' is a block: strategy { sp = adaptive; }");
+                "field 'strategy' expects a block such as "
+                "strategy { sp = adaptive; }, got " +
+                    describe(*strategyField->value));
         return;
       }
       strategy = strategyField->value->block.get();
     }
-    BlockReader s(*strategy, "strategy of train '" + decl.name + "'",
+    r.reportMissing(); // in source order, before the strategy's errors
+    BlockReader s(*strategy, "strategy of train '" + clip(decl.name) + "'",
                   strategyField ? strategyField->keyLoc : decl.nameLoc,
                   {"sp", "pp", "tp", "cp", "checkpoint", "zero",
                    "memory_limit"},
@@ -1252,13 +1501,28 @@ private:
   void reportJobProblems(const std::vector<cost::JobProblem> &problems,
                          BlockReader &s, const Declaration &job,
                          const Declaration &model, const Declaration &fab) {
+    std::set<std::tuple<uint32_t, uint32_t, uint32_t>> blamed;
     for (const cost::JobProblem &p : problems) {
       SourceLocation loc = s.has(p.field) ? s.valueLocOf(p.field) : job.nameLoc;
+      // One error per value: `sp = 5` divides neither 32 heads nor 32 chips,
+      // but the first reason is enough to make the user pick another sp.
+      if (!blamed.insert({loc.fileId, loc.line, loc.col}).second)
+        continue;
       Diagnostic &d = s.errorWithNotes(loc, p.message);
-      DiagnosticEngine::note(d, model.nameLoc,
-                             "model '" + model.name + "' is declared here");
-      DiagnosticEngine::note(d, fab.nameLoc,
-                             "fabric '" + fab.name + "' is declared here");
+      // Notes only for the declarations the rule compared against.
+      const std::string &m = p.message;
+      auto mentions = [&](const char *word) {
+        return m.find(word) != std::string::npos;
+      };
+      bool aboutModel = mentions("heads") || mentions("layer") ||
+                        mentions("experts") || mentions("weights");
+      bool aboutFabric = mentions("chip") || mentions("HBM");
+      if (aboutModel || !aboutFabric)
+        DiagnosticEngine::note(d, model.nameLoc,
+                               "model '" + model.name + "' is declared here");
+      if (aboutFabric || !aboutModel)
+        DiagnosticEngine::note(d, fab.nameLoc,
+                               "fabric '" + fab.name + "' is declared here");
     }
   }
 
@@ -1280,12 +1544,15 @@ private:
           strategyField->value->name != "strategy" ||
           !strategyField->value->block) {
         r.error(strategyField->value->loc,
-                "field 'strategy' is a block: strategy { pp = 2; ep = 8; }");
+                "field 'strategy' expects a block such as "
+                "strategy { pp = 2; ep = 8; }, got " +
+                    describe(*strategyField->value));
         return;
       }
       strategy = strategyField->value->block.get();
     }
-    BlockReader s(*strategy, "strategy of serve '" + decl.name + "'",
+    r.reportMissing();
+    BlockReader s(*strategy, "strategy of serve '" + clip(decl.name) + "'",
                   strategyField ? strategyField->keyLoc : decl.nameLoc,
                   {"pp", "ep", "dp_attention", "mtp", "wave_interval",
                    "memory_utilization"},
@@ -1339,6 +1606,7 @@ private:
   SourceManager &sources_;
   DiagnosticEngine &diags_;
   std::map<std::string, const Declaration *> names_;
+  std::set<std::string> unknownKindNames_; // declared with a bad kind
   std::vector<std::pair<const Declaration *, std::pair<Spec::Kind, size_t>>>
       placed_;
   Spec spec_;

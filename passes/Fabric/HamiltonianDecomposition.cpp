@@ -94,20 +94,28 @@ struct SplitMix64 {
 
 /// Depth-first search for a Hamiltonian path of K*_m that uses exactly one
 /// arc of every colour, where colour c is the arc set of the directed
-/// Hamiltonian cycle `cycles[c]` (m-1 colours, m-1 path arcs). Next vertices
-/// are tried fewest-onward-options first (ties broken by a seeded random
-/// key); each attempt has a step budget and restarts from a new vertex with
-/// new tie-breaks, which avoids the heavy tail of a single long search.
+/// Hamiltonian cycle `cycles[c]` (m-1 colours, m-1 path arcs).
+///
+/// Forward checking: an arc is still available when its tail is the path's
+/// end or unvisited and its head is unvisited; a step that leaves an unused
+/// colour with no available arc is never taken. Among the remaining steps,
+/// the scarcest colour goes first, then the vertex with the fewest onward
+/// options, then a seeded random key. Each attempt has a step budget and
+/// restarts from a new vertex with new keys, which cuts the heavy tail of
+/// one long search. Every colour class is a 1-factor (one out-arc and one
+/// in-arc per vertex), so a step updates the counts in O(colours).
 class RainbowPathSearch {
 public:
   RainbowPathSearch(int32_t m, const std::vector<Cycle> &cycles)
-      : m(m), words((m + 63) / 64), colour(size_t(m) * m, -1),
-        succ(cycles.size(), std::vector<int32_t>(m)) {
-    for (size_t c = 0; c < cycles.size(); ++c)
+      : m(m), colours(static_cast<int32_t>(cycles.size())),
+        colour(size_t(m) * m, -1), succ(size_t(colours) * m),
+        pred(size_t(colours) * m) {
+    for (int32_t c = 0; c < colours; ++c)
       for (int32_t j = 0; j < m; ++j) {
         int32_t u = cycles[c][j], v = cycles[c][(j + 1) % m];
-        colour[size_t(u) * m + v] = static_cast<int32_t>(c);
-        succ[c][u] = v;
+        colour[size_t(u) * m + v] = c;
+        succ[size_t(c) * m + u] = v;
+        pred[size_t(c) * m + v] = u;
       }
   }
 
@@ -115,16 +123,17 @@ public:
   Cycle run(int64_t budget, uint64_t seed) {
     SplitMix64 rng{seed};
     int64_t spent = 0;
-    // Per attempt: enough to finish a lucky run many times over, small
-    // enough that an unlucky one is abandoned early.
-    int64_t perAttempt = std::max<int64_t>(4096, int64_t(m) * m);
+    // Per attempt: many times what a lucky run needs, small enough that an
+    // unlucky one is abandoned early.
+    int64_t perAttempt = std::max<int64_t>(2048, 8 * int64_t(m));
     while (spent < budget) {
-      reset(rng);
       steps = 0;
       stepLimit = std::min(perAttempt, budget - spent);
+      tieKey.resize(m);
+      for (auto &k : tieKey)
+        k = rng.next();
       int32_t start = static_cast<int32_t>(rng.next() % uint64_t(m));
-      visit(start);
-      path.assign(1, start);
+      begin(start);
       bool found = extend();
       spent += steps;
       if (found)
@@ -134,48 +143,73 @@ public:
   }
 
 private:
-  int32_t m;
-  int32_t words;
-  std::vector<int32_t> colour;            // colour of arc u->v, m*m
-  std::vector<std::vector<int32_t>> succ; // succ[c][u]: head of u's c-arc
-  std::vector<uint64_t> unvisited;        // bitset over vertices
-  std::vector<std::vector<uint64_t>> blockedHeads; // per tail: used colours
-  std::vector<char> used;                          // per colour
-  std::vector<uint64_t> tieKey;                    // per vertex, per attempt
+  int32_t m, colours;
+  std::vector<int32_t> colour;    // colour of arc u->v, m*m
+  std::vector<int32_t> succ;      // succ[c*m+u]: head of u's c-arc
+  std::vector<int32_t> pred;      // pred[c*m+v]: tail of v's c-arc
+  std::vector<char> visited;      // per vertex (the path's end included)
+  std::vector<char> used;         // per colour
+  std::vector<int32_t> available; // per colour: arcs still usable
+  std::vector<uint64_t> tieKey;   // per vertex, per attempt
   Cycle path;
   int64_t steps = 0, stepLimit = 0;
 
-  void reset(SplitMix64 &rng) {
-    unvisited.assign(words, 0);
-    for (int32_t v = 0; v < m; ++v)
-      unvisited[v / 64] |= uint64_t(1) << (v % 64);
-    blockedHeads.assign(m, std::vector<uint64_t>(words, 0));
-    used.assign(succ.size(), 0);
-    tieKey.resize(m);
-    for (auto &k : tieKey)
-      k = rng.next();
+  bool tailOk(int32_t x) const { return !visited[x] || x == path.back(); }
+
+  void begin(int32_t start) {
+    visited.assign(m, 0);
+    used.assign(colours, 0);
+    available.assign(colours, m); // every arc of K*_m is usable
+    path.assign(1, start);
+    visited[start] = 1;
+    // Arcs into `start` are gone (its out-arcs remain: it is the end).
+    for (int32_t c = 0; c < colours; ++c)
+      --available[c];
   }
-  void visit(int32_t v) { unvisited[v / 64] &= ~(uint64_t(1) << (v % 64)); }
-  void unvisit(int32_t v) { unvisited[v / 64] |= uint64_t(1) << (v % 64); }
-  bool isUnvisited(int32_t v) const {
-    return (unvisited[v / 64] >> (v % 64)) & 1;
-  }
-  void setColourUsed(int32_t c, bool on) {
-    used[c] = on;
-    for (int32_t u = 0; u < m; ++u) {
-      int32_t v = succ[c][u];
-      uint64_t bit = uint64_t(1) << (v % 64);
-      if (on)
-        blockedHeads[u][v / 64] |= bit;
-      else
-        blockedHeads[u][v / 64] &= ~bit;
+
+  /// Applies (sign = -1) or undoes (sign = +1) the availability change of
+  /// stepping from the path's end u to the unvisited v, before the state
+  /// change (apply) or after it has been reverted (undo).
+  void shiftAvailability(int32_t u, int32_t v, int sign) {
+    for (int32_t c = 0; c < colours; ++c) {
+      int32_t w = succ[size_t(c) * m + u];
+      if (!visited[w]) // u stops being a tail: its arc to w
+        available[c] += sign;
+      int32_t x = pred[size_t(c) * m + v];
+      if (x != u && tailOk(x)) // v stops being a head: the arc x -> v
+        available[c] += sign;
     }
   }
-  /// Unvisited vertices reachable from v by an arc of an unused colour.
-  int32_t onwardOptions(int32_t v) const {
-    int32_t count = 0;
-    for (int32_t w = 0; w < words; ++w)
-      count += __builtin_popcountll(unvisited[w] & ~blockedHeads[v][w]);
+
+  void step(int32_t v) {
+    int32_t u = path.back();
+    shiftAvailability(u, v, -1);
+    used[colour[size_t(u) * m + v]] = 1;
+    visited[v] = 1;
+    path.push_back(v);
+  }
+
+  void unstep() {
+    int32_t v = path.back();
+    path.pop_back();
+    int32_t u = path.back();
+    visited[v] = 0;
+    used[colour[size_t(u) * m + v]] = 0;
+    shiftAvailability(u, v, +1);
+  }
+
+  /// False when some unused colour has no usable arc left.
+  bool coloursFeasible() const {
+    for (int32_t c = 0; c < colours; ++c)
+      if (!used[c] && available[c] == 0)
+        return false;
+    return true;
+  }
+
+  int32_t onwardOptions() const {
+    int32_t u = path.back(), count = 0;
+    for (int32_t w = 0; w < m; ++w)
+      count += !visited[w] && !used[colour[size_t(u) * m + w]];
     return count;
   }
 
@@ -186,41 +220,38 @@ private:
       return false;
     int32_t u = path.back();
     struct Option {
-      int32_t options;
+      int32_t scarcity, onward;
       uint64_t key;
       int32_t v;
     };
     std::vector<Option> next;
+    bool last = static_cast<int32_t>(path.size()) + 1 == m;
     for (int32_t v = 0; v < m; ++v) {
-      if (v == u || !isUnvisited(v) || used[colour[size_t(u) * m + v]])
+      if (visited[v])
         continue;
-      next.push_back({0, tieKey[v], v});
+      int32_t c = colour[size_t(u) * m + v];
+      if (used[c])
+        continue;
+      int32_t scarcity = available[c];
+      step(v);
+      bool ok = coloursFeasible();
+      int32_t onward = onwardOptions();
+      unstep();
+      if (ok && (last || onward > 0))
+        next.push_back({scarcity, onward, tieKey[v], v});
     }
-    // Score after tentatively using the arc's colour: options left from v.
-    for (Option &o : next) {
-      int32_t c = colour[size_t(u) * m + o.v];
-      visit(o.v);
-      setColourUsed(c, true);
-      o.options = onwardOptions(o.v);
-      setColourUsed(c, false);
-      unvisit(o.v);
-    }
-    int32_t remaining = m - static_cast<int32_t>(path.size()) - 1;
     std::sort(next.begin(), next.end(), [](const Option &a, const Option &b) {
-      return a.options != b.options ? a.options < b.options : a.key < b.key;
+      if (a.scarcity != b.scarcity)
+        return a.scarcity < b.scarcity;
+      if (a.onward != b.onward)
+        return a.onward < b.onward;
+      return a.key < b.key;
     });
     for (const Option &o : next) {
-      if (remaining > 0 && o.options == 0)
-        continue; // dead end unless v is the last vertex
-      int32_t c = colour[size_t(u) * m + o.v];
-      visit(o.v);
-      setColourUsed(c, true);
-      path.push_back(o.v);
+      step(o.v);
       if (extend())
         return true;
-      path.pop_back();
-      setColourUsed(c, false);
-      unvisit(o.v);
+      unstep();
       if (steps > stepLimit)
         return false;
     }
