@@ -91,6 +91,12 @@ std::string describe(const Value &v) {
                                                      : "");
 }
 
+/// A number as written, unquoted as the project's messages write numbers
+/// ("must be at least 1, got 0"), with its unit ("got 100 GB").
+std::string writtenNumber(const Value &v) {
+  return clip(v.numberText + (v.unit.empty() ? "" : " " + v.unit));
+}
+
 /// 'a', 'b' and 'c'.
 std::string listQuoted(const std::vector<std::string> &words) {
   std::string out;
@@ -196,7 +202,7 @@ public:
         // as missing.
         if (!best.empty())
           suggested_.insert(best);
-        failed_ = true;
+        failed_ = otherFailure_ = true;
         continue;
       }
       auto [it, inserted] = seen.emplace(field.key, &field);
@@ -205,7 +211,7 @@ public:
                                                        field.key + "' in " +
                                                        context_);
         DiagnosticEngine::note(d, it->second->keyLoc, "first set here");
-        failed_ = true;
+        failed_ = otherFailure_ = true;
         continue;
       }
       fields_[field.key] = &field;
@@ -218,6 +224,15 @@ public:
   BlockReader &operator=(const BlockReader &) = delete;
 
   bool failed() const { return failed_; }
+  /// Whether `key` was recorded as missing (its rules have nothing to
+  /// check).
+  bool isMissing(const std::string &key) const {
+    return std::any_of(missing_.begin(), missing_.end(),
+                       [&](const auto &entry) { return entry.first == key; }) ||
+           suggested_.count(key);
+  }
+  /// Whether anything failed other than missing fields.
+  bool failedOtherThanMissing() const { return otherFailure_; }
   const std::string &context() const { return context_; }
   const Field *get(const std::string &key) const {
     auto it = fields_.find(key);
@@ -248,21 +263,21 @@ public:
   /// Emits the error for the fields recorded by missing(). One field keeps
   /// its hint ("(a bandwidth, e.g. ...)"); several are listed by name.
   void reportMissing() {
-    if (missing_.empty())
+    if (reported_ == missing_.size())
       return;
-    if (missing_.size() == 1) {
-      const auto &[key, what] = missing_.front();
+    if (missing_.size() - reported_ == 1) {
+      const auto &[key, what] = missing_.back();
       diags_.error(ownerLoc_, context_ + " is missing required field '" + key +
                                   "'" +
                                   (what.empty() ? "" : " (" + what + ")"));
     } else {
       std::vector<std::string> keys;
-      for (const auto &entry : missing_)
-        keys.push_back(entry.first);
+      for (size_t i = reported_; i < missing_.size(); ++i)
+        keys.push_back(missing_[i].first);
       diags_.error(ownerLoc_, context_ + " is missing required fields " +
                                   listQuoted(keys));
     }
-    missing_.clear();
+    reported_ = missing_.size();
   }
 
   /// A whole number in `dim` (usually Count), within [min, max].
@@ -293,13 +308,13 @@ public:
     // large" or "not a whole number" would.
     if (value < static_cast<double>(min))
       return fail(v.loc, what + " must be at least " + std::to_string(min) +
-                             ", got " + describe(v));
+                             ", got " + writtenNumber(v));
     if (value > static_cast<double>(max))
       return fail(v.loc, what + " must be at most " + std::to_string(max) +
-                             ", got " + describe(v));
+                             ", got " + writtenNumber(v));
     if (value != std::floor(value)) {
-      return fail(v.loc, what + " must be a whole number, got " +
-                             describe(v));
+      return fail(v.loc,
+                  what + " must be a whole number, got " + writtenNumber(v));
     }
     int64_t result = 0;
     if (v.integral && v.unit.empty()) {
@@ -308,15 +323,15 @@ public:
       long long exact = std::strtoll(v.numberText.c_str(), nullptr, 10);
       if (errno == ERANGE || exact > max)
         return fail(v.loc, what + " must be at most " + std::to_string(max) +
-                               ", got " + describe(v));
+                               ", got " + writtenNumber(v));
       if (exact < min)
         return fail(v.loc, what + " must be at least " + std::to_string(min) +
-                               ", got " + describe(v));
+                               ", got " + writtenNumber(v));
       result = exact;
     } else if (value >= 9.2e18) {
       // Within a max close to INT64_MAX but not representable.
       return fail(v.loc, what + " must be at most " + std::to_string(max) +
-                             ", got " + describe(v));
+                             ", got " + writtenNumber(v));
     } else {
       result = static_cast<int64_t>(value);
     }
@@ -343,10 +358,10 @@ public:
       return std::nullopt;
     if (*value < min)
       return failReal(v.loc, what + " must be at least " + formatNumber(min) +
-                                 ", got " + describe(v));
+                                 ", got " + writtenNumber(v));
     if (*value > max)
       return failReal(v.loc, what + " must be at most " + formatNumber(max) +
-                                 ", got " + describe(v));
+                                 ", got " + writtenNumber(v));
     return value;
   }
 
@@ -361,13 +376,13 @@ public:
     }
     const Value &v = *f->value;
     if (v.kind != Value::Kind::Named || v.block) {
-      failed_ = true;
+      failed_ = otherFailure_ = true;
       diags_.error(v.loc, "field '" + key + "' expects one of " +
                               joinQuoted(choices) + ", got " + describe(v));
       return std::nullopt;
     }
     if (std::find(choices.begin(), choices.end(), v.name) == choices.end()) {
-      failed_ = true;
+      failed_ = otherFailure_ = true;
       diags_.error(v.loc, "field '" + key + "' expects one of " +
                               joinQuoted(choices) + ", got '" + v.name + "'" +
                               didYouMean(v.name, choices));
@@ -393,7 +408,7 @@ public:
     }
     const Value &v = *f->value;
     if (v.kind != Value::Kind::Named || v.block) {
-      failed_ = true;
+      failed_ = otherFailure_ = true;
       diags_.error(v.loc, "field '" + key + "' expects the name of a " + what +
                               ", got " + describe(v));
       return std::nullopt;
@@ -402,13 +417,13 @@ public:
   }
 
   void error(SourceLocation loc, const std::string &message) {
-    failed_ = true;
+    failed_ = otherFailure_ = true;
     diags_.error(loc, message);
   }
   /// Fails the block for an error reported elsewhere.
-  void markFailed() { failed_ = true; }
+  void markFailed() { failed_ = otherFailure_ = true; }
   Diagnostic &errorWithNotes(SourceLocation loc, const std::string &message) {
-    failed_ = true;
+    failed_ = otherFailure_ = true;
     return diags_.error(loc, message);
   }
   DiagnosticEngine &diags() { return diags_; }
@@ -417,7 +432,7 @@ private:
   std::optional<double> quantityValue(const Value &v, const std::string &what,
                                       Dimension dim) {
     if (v.kind != Value::Kind::Quantity) {
-      failed_ = true;
+      failed_ = otherFailure_ = true;
       diags_.error(v.loc, what + " expects " + dimensionDescription(dim) +
                               " (e.g. " + dimensionExample(dim) + "), got " +
                               describe(v));
@@ -425,7 +440,7 @@ private:
     }
     std::optional<UnitInfo> unit = lookupUnit(v.unit);
     if (!unit) {
-      failed_ = true;
+      failed_ = otherFailure_ = true;
       std::string hint = unitSuggestion(v.unit, dim);
       diags_.error(v.unitLoc,
                    "unknown unit '" + clip(v.unit) + "'" +
@@ -437,7 +452,7 @@ private:
       return std::nullopt;
     }
     if (unit->dimension != dim) {
-      failed_ = true;
+      failed_ = otherFailure_ = true;
       if (unit->dimension == Dimension::Count && dim != Dimension::Count)
         diags_.error(v.loc, what + " needs a unit: " +
                                 dimensionDescription(dim) + " (e.g. " +
@@ -458,13 +473,13 @@ private:
   }
 
   std::optional<int64_t> fail(SourceLocation loc, const std::string &message) {
-    failed_ = true;
+    failed_ = otherFailure_ = true;
     diags_.error(loc, message);
     return std::nullopt;
   }
   std::optional<double> failReal(SourceLocation loc,
                                  const std::string &message) {
-    failed_ = true;
+    failed_ = otherFailure_ = true;
     diags_.error(loc, message);
     return std::nullopt;
   }
@@ -477,7 +492,9 @@ private:
   std::map<std::string, const Field *> fields_;
   std::set<std::string> suggested_; // keys offered for unknown fields
   std::vector<std::pair<std::string, std::string>> missing_; // key, hint
+  size_t reported_ = 0; // missing_[0, reported_) are reported
   bool failed_ = false;
+  bool otherFailure_ = false; // failed for more than missing fields
 };
 
 constexpr int64_t kBig = int64_t(1) << 40;
@@ -661,10 +678,15 @@ private:
         r.missing("moe_ffn", "the width of one expert's MLP, needed with "
                              "experts = " + std::to_string(*experts));
       if (dense.value_or(0) > 0 && !r.has("ffn"))
-        r.missing("ffn", "the dense MLP width of the first dense_layers = " +
-                             std::to_string(*dense) + " layers");
+        r.missing("ffn", "the dense MLP width, used by the first "
+                         "dense_layers = " +
+                             std::to_string(*dense) + " layer" +
+                             (*dense > 1 ? "s" : ""));
     }
-    if (r.failed())
+    r.reportMissing();
+    // Missing MoE widths leave the other shape rules worth checking; any
+    // other failure leaves nothing sound to check them on.
+    if (r.failedOtherThanMissing() || !layers || !hidden || !heads || !vocab)
       return;
     s.layers = *layers;
     s.hidden = *hidden;
@@ -688,10 +710,20 @@ private:
               : dt == "fp32" ? cost::DType::FP32
                              : cost::DType::BF16;
     auto problems = cost::checkTransformerShape(s);
+    std::vector<std::pair<SourceLocation, std::string>> located;
     for (const cost::ShapeProblem &p : problems)
-      r.error(r.has(p.field) ? r.valueLocOf(p.field) : decl.nameLoc,
-              p.message);
-    if (!problems.empty())
+      if (!r.isMissing(p.field)) // reported as missing already
+        located.emplace_back(
+            r.has(p.field) ? r.valueLocOf(p.field) : decl.nameLoc, p.message);
+    // In source order, as the user reads the block.
+    std::stable_sort(located.begin(), located.end(),
+                     [](const auto &a, const auto &b) {
+                       return std::make_pair(a.first.line, a.first.col) <
+                              std::make_pair(b.first.line, b.first.col);
+                     });
+    for (const auto &[loc, message] : located)
+      r.error(loc, message);
+    if (!problems.empty() || r.failed())
       return;
     if (s.headDim == 0)
       s.headDim = s.hidden / s.heads;
@@ -833,9 +865,16 @@ private:
       return false;
     const Value &bounds = *args["bounds"]->value;
     const Value &weights = *args["weights"]->value;
-    if (bounds.kind != Value::Kind::List || weights.kind != Value::Kind::List) {
-      r.error(bounds.kind != Value::Kind::List ? bounds.loc : weights.loc,
-              "histogram bounds and weights are lists: [2Ki, 8Ki, 32Ki]");
+    if (bounds.kind != Value::Kind::List) {
+      r.error(bounds.loc, "histogram bounds expects a list such as "
+                          "[2Ki, 8Ki, 32Ki], got " +
+                              describe(bounds));
+      return false;
+    }
+    if (weights.kind != Value::Kind::List) {
+      r.error(weights.loc, "histogram weights expects a list such as "
+                           "[0.6, 0.3, 0.1], got " +
+                               describe(weights));
       return false;
     }
     if (bounds.elements.empty()) {
@@ -878,6 +917,31 @@ private:
     return true;
   }
 
+  /// Whether a data file is text. A binary file (a wrong path, a compressed
+  /// file) gets one error at the spec's file(...) instead of a bad-line
+  /// error that echoes binary garbage to the terminal.
+  bool isText(const std::string &text, const std::string &what,
+              const std::string &path, SourceLocation at, BlockReader &r) {
+    uint32_t line = 0, col = 0;
+    std::string problem;
+    if (!validateUtf8(text, line, col)) {
+      problem = "invalid UTF-8";
+    } else if (size_t nul = text.find('\0'); nul != std::string::npos) {
+      problem = "a NUL byte";
+      line = 1 + static_cast<uint32_t>(
+                     std::count(text.begin(), text.begin() + nul, '\n'));
+      size_t lineStart = text.rfind('\n', nul);
+      lineStart = lineStart == std::string::npos ? 0 : lineStart + 1;
+      col = 1 + countCodePoints(
+                    std::string_view(text).substr(lineStart, nul - lineStart));
+    }
+    if (problem.empty())
+      return true;
+    r.error(at, what + " '" + path + "' is not text: " + problem + " at line " +
+                    std::to_string(line) + ", column " + std::to_string(col));
+    return false;
+  }
+
   /// Reads a lengths file: one positive integer a line (blank lines are
   /// skipped). Errors point into the file itself.
   bool readLengths(const std::string &path, SourceLocation at, DatasetSpec &d,
@@ -887,6 +951,8 @@ private:
       r.error(at, "cannot read lengths file '" + path + "': " + reason);
       return false;
     }
+    if (!isText(text, "lengths file", path, at, r))
+      return false;
     uint32_t fileId = sources_.addBuffer(path, std::move(text));
     const std::string &body = sources_.text(fileId);
     int64_t count = 0, max = 0;
@@ -977,7 +1043,10 @@ private:
       if (!readSynthetic(*f->value, concurrency, w, r))
         return;
     } else {
-      r.missing("trajectories", "or 'synthetic'");
+      // Not "missing required field 'trajectories'": either field will do.
+      r.error(r.locOf("trajectories"),
+              r.context() + " needs 'trajectories = file(\"...\")' or "
+                            "'synthetic = <preset>'");
       return;
     }
     if (r.failed())
@@ -993,6 +1062,8 @@ private:
       r.error(at, "cannot read trajectories file '" + path + "': " + reason);
       return false;
     }
+    if (!isText(text, "trajectories file", path, at, r))
+      return false;
     uint32_t fileId = sources_.addBuffer(path, std::move(text));
     const std::string &body = sources_.text(fileId);
     int64_t tasks = 0;
@@ -1166,12 +1237,24 @@ private:
     auto problems =
         fabric::checkTopologyShape(f.topology, f.nodes, f.chipsPerNode);
     const Field *topo = r.get("topology");
+    std::vector<std::pair<SourceLocation, const fabric::TopologyProblem *>>
+        located;
     for (const fabric::TopologyProblem &p : problems) {
       SourceLocation loc = topo->value->loc;
       if (topo->value->block)
         for (const Field &tf : topo->value->block->fields)
           if (tf.key == p.field)
             loc = tf.value->loc;
+      located.emplace_back(loc, &p);
+    }
+    // In source order, as the user reads the block.
+    std::stable_sort(located.begin(), located.end(),
+                     [](const auto &a, const auto &b) {
+                       return std::make_pair(a.first.line, a.first.col) <
+                              std::make_pair(b.first.line, b.first.col);
+                     });
+    for (const auto &[loc, problem] : located) {
+      const fabric::TopologyProblem &p = *problem;
       Diagnostic &d = r.errorWithNotes(loc, p.message);
       // Point at the fabric figure the rule compared against: "the fabric
       // has N nodes", "the chips per node (8)", "(64 nodes x 8 chips)".
@@ -1210,7 +1293,7 @@ private:
         for (const auto &c : cost::chipCatalog())
           keys.push_back(c.name);
         keys.push_back("custom");
-        outer.error(v.loc, "unknown chip '" + v.name + "'" +
+        outer.error(v.loc, "unknown chip '" + clip(v.name) + "'" +
                                didYouMean(v.name, keys) + " (known chips: " +
                                cost::chipCatalogKeys() + ", or 'custom')");
         return false;
@@ -1415,15 +1498,16 @@ private:
                   {"sp", "pp", "tp", "cp", "checkpoint", "zero",
                    "memory_limit"},
                   diags_);
-    if (!readDegree(s, "sp", {"adaptive", "best_homogeneous"}, t.spDegree,
-                    [&](const std::string &mode) {
-                      t.sp = mode == "adaptive" ? TrainSpec::Sp::Adaptive
-                                                : TrainSpec::Sp::BestHomogeneous;
-                    }))
-      return;
-    if (!readDegree(s, "pp", {"dynamic"}, t.ppDegree,
-                    [&](const std::string &) { t.pp = TrainSpec::Pp::Dynamic; }))
-      return;
+    // Every field is read before giving up, so that each gets its error.
+    bool degreesOk = readDegree(s, "sp", {"adaptive", "best_homogeneous"},
+                                t.spDegree, [&](const std::string &mode) {
+                                  t.sp = mode == "adaptive"
+                                             ? TrainSpec::Sp::Adaptive
+                                             : TrainSpec::Sp::BestHomogeneous;
+                                });
+    degreesOk &=
+        readDegree(s, "pp", {"dynamic"}, t.ppDegree,
+                   [&](const std::string &) { t.pp = TrainSpec::Pp::Dynamic; });
     auto tp = s.integer("tp", false, 1, 1 << 16);
     auto cp = s.integer("cp", false, 1, 1 << 16);
     auto zero = s.integer("zero", false, 0, 3);
@@ -1431,7 +1515,7 @@ private:
                                 {"none", "selective", "full", "adaptive"});
     auto memLimit = s.integer("memory_limit", false, 1 << 20,
                               int64_t(1) << 50, Dimension::Bytes);
-    if (r.failed() || s.failed() || !model || !data || !fab)
+    if (!degreesOk || r.failed() || s.failed() || !model || !data || !fab)
       return;
     t.model = model->name, t.data = data->name, t.fabric = fab->name;
     t.batch = *batch;
@@ -1464,7 +1548,7 @@ private:
     degrees.tp = t.tp, degrees.cp = t.cp, degrees.zero = t.zero;
     degrees.memoryLimitBytes = t.memoryLimit;
     auto problems = cost::checkTrainJob(m->shape, f->chip, f->chips(), degrees);
-    reportJobProblems(problems, s, decl, *model, *fab);
+    reportJobProblems(problems, r, s, decl, *model, *fab);
     if (!problems.empty())
       return;
     place(decl, Spec::Kind::Train, spec_.trains.size());
@@ -1499,11 +1583,17 @@ private:
   }
 
   void reportJobProblems(const std::vector<cost::JobProblem> &problems,
-                         BlockReader &s, const Declaration &job,
+                         BlockReader &r, BlockReader &s, const Declaration &job,
                          const Declaration &model, const Declaration &fab) {
     std::set<std::tuple<uint32_t, uint32_t, uint32_t>> blamed;
     for (const cost::JobProblem &p : problems) {
-      SourceLocation loc = s.has(p.field) ? s.valueLocOf(p.field) : job.nameLoc;
+      // The strategy field the rule names, else the job's own reference
+      // (`model = wide;` for a layer that does not fit, `fabric = f;` for
+      // the chip count), else the job.
+      std::string field = p.field == "chips" ? "fabric" : p.field;
+      SourceLocation loc = s.has(field)   ? s.valueLocOf(field)
+                           : r.has(field) ? r.valueLocOf(field)
+                                          : job.nameLoc;
       // One error per value: `sp = 5` divides neither 32 heads nor 32 chips,
       // but the first reason is enough to make the user pick another sp.
       if (!blamed.insert({loc.fileId, loc.line, loc.col}).second)
@@ -1592,7 +1682,7 @@ private:
     degrees.pp = sv.pp, degrees.ep = sv.ep;
     degrees.memoryUtilization = sv.memoryUtilization;
     auto problems = cost::checkServeJob(m->shape, f->chip, f->chips(), degrees);
-    reportJobProblems(problems, s, decl, *model, *fab);
+    reportJobProblems(problems, r, s, decl, *model, *fab);
     if (!problems.empty())
       return;
     place(decl, Spec::Kind::Serve, spec_.serves.size());

@@ -106,8 +106,8 @@ struct SplitMix64 {
 /// in-arc per vertex), so a step updates the counts in O(colours).
 class RainbowPathSearch {
 public:
-  RainbowPathSearch(int32_t m, const std::vector<Cycle> &cycles)
-      : m(m), colours(static_cast<int32_t>(cycles.size())),
+  RainbowPathSearch(int32_t order, const std::vector<Cycle> &cycles)
+      : m(order), colours(static_cast<int32_t>(cycles.size())),
         colour(size_t(m) * m, -1), succ(size_t(colours) * m),
         pred(size_t(colours) * m) {
     for (int32_t c = 0; c < colours; ++c)
@@ -122,10 +122,10 @@ public:
   /// The path as vertex order, or empty when the budget ran out.
   Cycle run(int64_t budget, uint64_t seed) {
     SplitMix64 rng{seed};
-    int64_t spent = 0;
+    spent = 0;
     // Per attempt: many times what a lucky run needs, small enough that an
     // unlucky one is abandoned early.
-    int64_t perAttempt = std::max<int64_t>(2048, 8 * int64_t(m));
+    int64_t perAttempt = std::max<int64_t>(4096, 512 * int64_t(m));
     while (spent < budget) {
       steps = 0;
       stepLimit = std::min(perAttempt, budget - spent);
@@ -154,6 +154,10 @@ private:
   Cycle path;
   int64_t steps = 0, stepLimit = 0;
 
+public:
+  int64_t spent = 0; ///< steps over all attempts of the last run
+
+private:
   bool tailOk(int32_t x) const { return !visited[x] || x == path.back(); }
 
   void begin(int32_t start) {
@@ -332,9 +336,9 @@ DecompositionResult decomposeComplete(int64_t n64) {
     d.cycles.push_back(std::move(c));
   }
   d.matching.emplace_back(hubA, hubB);
-  std::sort(d.matching.begin(), d.matching.end(),
-            [](auto a, auto b) { return std::min(a.first, a.second) <
-                                        std::min(b.first, b.second); });
+  std::sort(d.matching.begin(), d.matching.end(), [](auto a, auto b) {
+    return std::min(a.first, a.second) < std::min(b.first, b.second);
+  });
   return r;
 }
 
@@ -400,9 +404,10 @@ DecompositionResult decomposeCompleteDirected(int64_t n64,
   // Even n >= 8: open one arc per directed Walecki cycle of K*_{n-1}.
   int32_t m = n - 1, extra = n - 1;
   std::vector<Cycle> base = bothWays(m);
-  int64_t budget = searchBudget > 0 ? searchBudget : int64_t(200) * 1000 * 1000;
+  int64_t budget = searchBudget > 0 ? searchBudget : kDefaultSearchBudget;
   RainbowPathSearch search(m, base);
   Cycle path = search.run(budget, 0x706c6578ULL ^ uint64_t(n));
+  r.searchSteps = search.spent;
   if (path.empty())
     return failure(DecompositionStatus::SearchBudgetExhausted,
                    "K*_" + std::to_string(n) +
@@ -469,8 +474,7 @@ DecompositionCheck validateDecomposition(const HamiltonianDecomposition &d) {
     size_t idx = directed || a < b ? size_t(a) * v + b : size_t(b) * v + a;
     if (uses[idx]++ && dup.empty())
       dup = where + " reuses " + (directed ? "arc " : "edge ") +
-            std::to_string(a) + (directed ? " -> " : " - ") +
-            std::to_string(b);
+            std::to_string(a) + (directed ? " -> " : " - ") + std::to_string(b);
   };
   auto inRange = [&](int32_t x) { return x >= 0 && x < v; };
 

@@ -1,4 +1,5 @@
-//===- HamiltonianDecomposition.h - Rings that cover complete graphs -*- C++ -*-===//
+//===- HamiltonianDecomposition.h - Rings that cover complete graphs -*- C++
+//-*-===//
 //
 // Splits the complete graphs a RailX row or column needs into edge-disjoint
 // Hamiltonian cycles (one per optical rail), plus the validator every
@@ -24,6 +25,9 @@ enum class DecompositionGraph {
 };
 
 const char *decompositionGraphName(DecompositionGraph graph); // "K_n", ...
+
+/// Default step budget of the even K*_n search (about 30 s at n = 130).
+constexpr int64_t kDefaultSearchBudget = 10 * 1000 * 1000;
 
 /// Largest n the constructions accept (K_n stores about n^2/2 vertex ids).
 constexpr int64_t kMaxDecompositionOrder = 4096;
@@ -60,6 +64,7 @@ struct DecompositionResult {
   DecompositionStatus status = DecompositionStatus::Ok;
   std::string message;
   HamiltonianDecomposition decomposition;
+  int64_t searchSteps = 0; ///< even K*_n: search steps taken (else 0)
 
   bool ok() const { return status == DecompositionStatus::Ok; }
 };
@@ -78,7 +83,9 @@ DecompositionResult decomposeCompleteBipartite(int64_t n);
 /// Walecki cycles of K*_{n-1}, each opened at one arc to pass through the
 /// extra vertex n-1; the opened arcs form a Hamiltonian path found by a
 /// deterministic bounded search (same n, same cycles). `searchBudget` caps
-/// the search's steps (0: the default, ample for n <= 130).
+/// the search's steps (0: kDefaultSearchBudget). Measured: n <= 66 takes at
+/// most 83K steps (< 0.2 s), n <= 130 at most 1.4M steps (about 3 us a step
+/// at n = 130); larger n may give up with SearchBudgetExhausted.
 DecompositionResult decomposeCompleteDirected(int64_t n,
                                               int64_t searchBudget = 0);
 

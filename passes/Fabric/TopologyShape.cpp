@@ -77,8 +77,8 @@ bool treeFieldsValid(const TopologyShape &t) {
 }
 
 std::string treeDescription(const TopologyShape &t) {
-  return std::string(topologyKindName(t.kind)) + " with radix " +
-         num(t.radix) + ", " + num(topologyEffectiveTiers(t)) +
+  return std::string(topologyKindName(t.kind)) + " with radix " + num(t.radix) +
+         ", " + num(topologyEffectiveTiers(t)) +
          " tiers and oversubscription " + num(t.oversubscription);
 }
 
@@ -252,9 +252,9 @@ std::vector<TopologyProblem> checkTopologyShape(const TopologyShape &t,
     if (perRail < nodes)
       add(out, "radix",
           treeDescription(t) + " gives each of the " + num(t.rails) +
-              " rails " + num(leavesPerRail) + " leaf switches x " +
-              num(down) + " ports = " + num(perRail) +
-              " node ports, but the fabric has " + num(nodes) + " nodes");
+              " rails " + num(leavesPerRail) + " leaf switches x " + num(down) +
+              " ports = " + num(perRail) + " node ports, but the fabric has " +
+              num(nodes) + " nodes");
     break;
   }
   }

@@ -79,9 +79,8 @@ int64_t topologyLeafDownlinks(const TopologyShape &t);
 /// Rules: positive sizes; railx rows*cols == nodes; torus product == nodes
 /// and 2-3 dims; fat_tree tiers in {2,3}, even radix, capacity >= nodes *
 /// chipsPerNode; rail_optimized rails == chipsPerNode; linkBandwidth > 0.
-std::vector<TopologyProblem> checkTopologyShape(const TopologyShape &t,
-                                                int64_t nodes,
-                                                int64_t chipsPerNode);
+std::vector<TopologyProblem>
+checkTopologyShape(const TopologyShape &t, int64_t nodes, int64_t chipsPerNode);
 
 } // namespace plexus::fabric
 

@@ -130,7 +130,8 @@ TEST(TopologyShape, TorusNeedsTwoOrThreeDims) {
 TEST(TopologyShape, TorusProductMustEqualNodeCount) {
   TopologyProblem p = only(checkTopologyShape(torus({4, 4, 4}), 60, 4));
   EXPECT_EQ(p.field, "dims");
-  EXPECT_EQ(p.message, "torus 4 x 4 x 4 = 64 nodes, but the fabric has 60 nodes");
+  EXPECT_EQ(p.message,
+            "torus 4 x 4 x 4 = 64 nodes, but the fabric has 60 nodes");
 }
 
 TEST(TopologyShape, TorusExtentsMustBePositive) {

@@ -1,0 +1,2 @@
+// The other side of import-diamond.plx.
+import "library.plx";

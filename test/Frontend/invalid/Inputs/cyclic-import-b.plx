@@ -1,0 +1,2 @@
+// Imported by cyclic-import-a.plx; closes the cycle through c.
+import "cyclic-import-c.plx";
