@@ -151,7 +151,13 @@ std::string DiagnosticEngine::format(Severity severity, SourceLocation loc,
   std::string_view line = sources_.lineText(loc.fileId, loc.line);
   if (line.empty())
     return os.str();
-  os << line << '\n';
+  // Control characters (NUL, ESC ...) would garble the terminal: show them
+  // as spaces, which keeps the caret's column.
+  for (char c : line)
+    os << ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7F
+               ? ' '
+               : c);
+  os << '\n';
   // Re-create the line's leading whitespace (tabs stay tabs) so the caret
   // lines up in any terminal; every other character becomes a space.
   uint32_t column = 1;
@@ -172,7 +178,16 @@ std::string DiagnosticEngine::format(Severity severity, SourceLocation loc,
 }
 
 void DiagnosticEngine::print(std::ostream &os) const {
+  unsigned shown = 0;
   for (const Diagnostic &d : diags_) {
+    if (d.severity == Severity::Error && errorLimit_ != 0 &&
+        shown == errorLimit_) {
+      os << "error: too many errors; " << errorCount_ - shown
+         << " more not shown (plxc --error-limit=0 shows all)\n";
+      break;
+    }
+    if (d.severity == Severity::Error)
+      ++shown;
     os << format(d.severity, d.loc, d.message);
     for (const DiagnosticNote &n : d.notes)
       os << format(Severity::Note, n.loc, n.message);

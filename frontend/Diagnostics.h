@@ -77,9 +77,11 @@ public:
   unsigned errorCount() const { return errorCount_; }
   const std::vector<Diagnostic> &diagnostics() const { return diags_; }
 
-  /// Prints every diagnostic, clang style, then "N errors generated." when
-  /// there were errors.
+  /// Prints the diagnostics, clang style, then "N errors generated." when
+  /// there were errors. After `errorLimit` errors (0: no limit) the rest are
+  /// counted but not shown.
   void print(std::ostream &os) const;
+  void setErrorLimit(unsigned limit) { errorLimit_ = limit; }
   /// Formats one location + message + source line + caret.
   std::string format(Severity severity, SourceLocation loc,
                      const std::string &message) const;
@@ -88,6 +90,7 @@ private:
   const SourceManager &sources_;
   std::vector<Diagnostic> diags_;
   unsigned errorCount_ = 0;
+  unsigned errorLimit_ = 20;
 };
 
 /// Number of UTF-8 code points in `text` (invalid bytes count as one each).

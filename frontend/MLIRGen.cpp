@@ -235,9 +235,11 @@ plexus::frontend::buildSpecModule(MLIRContext &context, const Spec &spec,
 
 OwningOpRef<ModuleOp> plexus::frontend::importPlxFile(MLIRContext &context,
                                                       const std::string &path,
-                                                      std::ostream &errs) {
+                                                      std::ostream &errs,
+                                                      unsigned errorLimit) {
   SourceManager sources;
   frontend::DiagnosticEngine diags(sources);
+  diags.setErrorLimit(errorLimit);
   std::optional<Program> program = loadProgram(path, sources, diags);
   return finish(context, std::move(program), sources, diags, errs);
 }

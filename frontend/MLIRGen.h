@@ -29,11 +29,12 @@ mlir::OwningOpRef<mlir::ModuleOp> buildSpecModule(mlir::MLIRContext &context,
                                                   const SourceManager &sources);
 
 /// The whole frontend: read `path` (and its imports), check it, build and
-/// verify the plx module. Diagnostics are printed to `errs` clang style.
-/// Returns null on any error.
+/// verify the plx module. Diagnostics are printed to `errs` clang style,
+/// at most `errorLimit` errors (0: all). Returns null on any error.
 mlir::OwningOpRef<mlir::ModuleOp> importPlxFile(mlir::MLIRContext &context,
                                                 const std::string &path,
-                                                std::ostream &errs);
+                                                std::ostream &errs,
+                                                unsigned errorLimit = 20);
 
 /// Same for a buffer already in memory (plx-translate reads its input).
 mlir::OwningOpRef<mlir::ModuleOp>

@@ -982,6 +982,18 @@ bool plexus::frontend::readFile(const std::string &path, std::string &contents,
     reason = "it is a directory";
     return false;
   }
+  // Devices and pipes (/dev/zero, a FIFO) could block or never end.
+  fs::file_status status = fs::status(path, ec);
+  if (!ec && fs::exists(status) && !fs::is_regular_file(status)) {
+    reason = "it is not a regular file";
+    return false;
+  }
+  constexpr uintmax_t kMaxBytes = uintmax_t(4) << 30;
+  uintmax_t size = ec ? 0 : fs::file_size(path, ec);
+  if (!ec && size > kMaxBytes) {
+    reason = "it is larger than 4 GiB";
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     reason = std::strerror(errno);

@@ -174,11 +174,12 @@ std::string unitSuggestion(const std::string &unit, Dimension dim) {
   return didYouMean(unit, spellings);
 }
 
-std::string formatNumber(double value) {
-  std::ostringstream os;
-  os.precision(6);
-  os << value;
-  return os.str();
+
+/// A range bound as the user would write it: plain for counts ("100000"),
+/// with its unit otherwise ("1 MiB", "1 KB/s").
+std::string bound(int64_t value, Dimension dim) {
+  return dim == Dimension::Count ? std::to_string(value)
+                                 : formatQuantity(static_cast<double>(value), dim);
 }
 
 /// Checks one block's keys and converts its values. Every getter reports
@@ -307,10 +308,10 @@ public:
     // of a thousand digits): "must be at most 100000" says more than "too
     // large" or "not a whole number" would.
     if (value < static_cast<double>(min))
-      return fail(v.loc, what + " must be at least " + std::to_string(min) +
+      return fail(v.loc, what + " must be at least " + bound(min, dim) +
                              ", got " + writtenNumber(v));
     if (value > static_cast<double>(max))
-      return fail(v.loc, what + " must be at most " + std::to_string(max) +
+      return fail(v.loc, what + " must be at most " + bound(max, dim) +
                              ", got " + writtenNumber(v));
     if (value != std::floor(value)) {
       return fail(v.loc,
@@ -322,15 +323,15 @@ public:
       errno = 0;
       long long exact = std::strtoll(v.numberText.c_str(), nullptr, 10);
       if (errno == ERANGE || exact > max)
-        return fail(v.loc, what + " must be at most " + std::to_string(max) +
+        return fail(v.loc, what + " must be at most " + bound(max, dim) +
                                ", got " + writtenNumber(v));
       if (exact < min)
-        return fail(v.loc, what + " must be at least " + std::to_string(min) +
+        return fail(v.loc, what + " must be at least " + bound(min, dim) +
                                ", got " + writtenNumber(v));
       result = exact;
     } else if (value >= 9.2e18) {
       // Within a max close to INT64_MAX but not representable.
-      return fail(v.loc, what + " must be at most " + std::to_string(max) +
+      return fail(v.loc, what + " must be at most " + bound(max, dim) +
                              ", got " + writtenNumber(v));
     } else {
       result = static_cast<int64_t>(value);
@@ -357,10 +358,10 @@ public:
     if (!value)
       return std::nullopt;
     if (*value < min)
-      return failReal(v.loc, what + " must be at least " + formatNumber(min) +
+      return failReal(v.loc, what + " must be at least " + formatQuantity(min, dim) +
                                  ", got " + writtenNumber(v));
     if (*value > max)
-      return failReal(v.loc, what + " must be at most " + formatNumber(max) +
+      return failReal(v.loc, what + " must be at most " + formatQuantity(max, dim) +
                                  ", got " + writtenNumber(v));
     return value;
   }
@@ -632,7 +633,10 @@ private:
     }
     if (path.is_relative())
       path = directoryOf(v.loc) / path;
-    return path.lexically_normal().string();
+    // Absolute, so that the spec IR names the same file wherever it is read.
+    std::error_code ec;
+    fs::path absolute = fs::absolute(path, ec);
+    return (ec ? path : absolute).lexically_normal().string();
   }
 
   //===--------------------------------------------------------------------===//
@@ -783,9 +787,9 @@ private:
                   std::to_string(d.clamp) + ")");
       return;
     }
-    if (overlong && !clamp) {
+    if (overlong && clamp.value_or(0) == 0) {
       r.error(r.locOf("overlong"),
-              "field 'overlong' needs a 'clamp' to apply to");
+              "field 'overlong' needs a positive 'clamp' to apply to");
       return;
     }
     place(decl, Spec::Kind::Dataset, spec_.datasets.size());
@@ -1132,13 +1136,13 @@ private:
                                                     : ""));
       return false;
     }
-    // Preset means (docs/serving.md documents where each figure comes from).
+    // Preset means (docs/language.md says where each figure comes from).
     w.source = WorkloadSpec::Source::Synthetic;
     if (v.name == "swe_bench") {
       w.preset = WorkloadSpec::Preset::SweBench;
       w.tasks = 512, w.concurrency = 128, w.turns = 30, w.prompt = 8000;
       w.newTokens = 1500, w.outputTokens = 600, w.toolLatency = 3.0;
-      w.maxLen = 131072;
+      w.maxLen = 81920;
     } else if (v.name == "browsecomp") {
       w.preset = WorkloadSpec::Preset::BrowseComp;
       w.tasks = 512, w.concurrency = 80, w.turns = 20, w.prompt = 2000;
@@ -1223,15 +1227,21 @@ private:
     f.intraNode = in == "mesh"   ? FabricSpec::IntraNode::Mesh
                   : in == "ring" ? FabricSpec::IntraNode::Ring
                                  : FabricSpec::IntraNode::NVSwitch;
-    f.intraNodeBandwidth = intraBw.value_or(f.chip.nvlinkBandwidth);
+    // Catalog NVLink figures count both directions; links in a .plx fabric
+    // are stated per direction, so the default is half the catalog figure.
+    f.intraNodeBandwidth = intraBw.value_or(f.chip.nvlinkBandwidth / 2);
     if (f.chipsPerNode > 1 && !(f.intraNodeBandwidth > 0)) {
-      // Blame what the user can change: an explicit zero, else the chip.
-      r.error(r.has("intra_node_bw") ? r.valueLocOf("intra_node_bw")
-                                     : r.valueLocOf("chip"),
-              "chip '" + f.chip.name + "' has no NVLink figure, but there are " +
-                  std::to_string(f.chipsPerNode) +
-                  " chips per node: set 'intra_node_bw' in the fabric" +
-                  (f.chip.name == "custom" ? " or 'nvlink' in the chip" : ""));
+      if (intraBw)
+        r.error(r.valueLocOf("intra_node_bw"),
+                "field 'intra_node_bw' must be positive with " +
+                    std::to_string(f.chipsPerNode) + " chips per node");
+      else
+        r.error(r.valueLocOf("chip"),
+                "chip '" + f.chip.name + "' has no NVLink figure, but there "
+                "are " + std::to_string(f.chipsPerNode) +
+                    " chips per node: set 'intra_node_bw' in the fabric" +
+                    (f.chip.name == "custom" ? " or 'nvlink' in the chip"
+                                             : ""));
       return;
     }
     auto problems =
@@ -1327,6 +1337,14 @@ private:
       f.chip.hbmBandwidth = *hbmBw;
     if (nvlink)
       f.chip.nvlinkBandwidth = *nvlink;
+    // A catalog chip with changed figures is no longer that product: say so
+    // wherever its name is shown ("H100 (modified: hbm)").
+    if (!custom && v.block && !v.block->fields.empty()) {
+      std::string changed;
+      for (const Field &field : v.block->fields)
+        changed += (changed.empty() ? "" : ", ") + field.key;
+      f.chip.name += " (modified: " + changed + ")";
+    }
     return true;
   }
 
@@ -1559,14 +1577,14 @@ private:
   template <typename SetMode>
   bool readDegree(BlockReader &s, const std::string &key,
                   const std::vector<std::string> &modes, int64_t &degree,
-                  SetMode setMode) {
+                  SetMode setMode, const std::string &noun = "a degree") {
     const Field *f = s.get(key);
     if (!f)
       return true;
     const Value &v = *f->value;
     if (v.kind == Value::Kind::Named && !v.block) {
       if (std::find(modes.begin(), modes.end(), v.name) == modes.end()) {
-        s.error(v.loc, "field '" + key + "' expects a degree or one of " +
+        s.error(v.loc, "field '" + key + "' expects " + noun + " or one of " +
                            joinQuoted(modes) + ", got '" + v.name + "'" +
                            didYouMean(v.name, modes));
         return false;
@@ -1655,7 +1673,8 @@ private:
                        1.0);
     int64_t wave = 0;
     if (!readDegree(s, "wave_interval", {"auto"}, wave,
-                    [](const std::string &) {}))
+                    [](const std::string &) {},
+                    "a number of decode iterations"))
       return;
     if (r.failed() || s.failed() || !model || !work || !fab)
       return;
@@ -1665,7 +1684,7 @@ private:
     sv.dpAttention = dpAttention.value_or(false);
     sv.mtpDrafts = mtp.value_or(0);
     sv.waveInterval = wave;
-    sv.memoryUtilization = util.value_or(0.9);
+    sv.memoryUtilization = util.value_or(0.8);
     const ModelSpec *m = findSpec(spec_.models, sv.model);
     const FabricSpec *f = findSpec(spec_.fabrics, sv.fabric);
     if (!m || !f || !findSpec(spec_.workloads, sv.workload))

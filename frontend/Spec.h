@@ -87,7 +87,7 @@ struct ServeSpec {
   int64_t seed = 0;
   int64_t pp = 1, ep = 1, mtpDrafts = 0, waveInterval = 0;
   bool dpAttention = false;
-  double memoryUtilization = 0.9;
+  double memoryUtilization = 0.8;
 };
 
 /// The whole checked spec. `order` lists the declarations in source order as

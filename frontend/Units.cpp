@@ -100,3 +100,40 @@ std::string plexus::frontend::formatBytes(double bytes) {
                 bytes, units[unit]);
   return buffer;
 }
+
+std::string plexus::frontend::formatQuantity(double value,
+                                             Dimension dimension) {
+  char buffer[64];
+  if (dimension == Dimension::Count || dimension == Dimension::Seconds) {
+    std::snprintf(buffer, sizeof(buffer), "%.6g%s", value,
+                  dimension == Dimension::Seconds ? " s" : "");
+    return buffer;
+  }
+  const char *base = dimension == Dimension::Bytes            ? "B"
+                     : dimension == Dimension::BytesPerSecond ? "B/s"
+                                                              : "FLOPS";
+  // A whole number of binary units reads best in them (memory sizes).
+  if (dimension != Dimension::FlopsPerSecond && value >= 1024) {
+    const char *iec[] = {"Ki", "Mi", "Gi", "Ti", "Pi"};
+    double unit = 1024.0 * 1024 * 1024 * 1024 * 1024;
+    // The largest binary unit not above the value, if it divides it.
+    int i = 4;
+    while (i > 0 && value < unit) {
+      unit /= 1024;
+      --i;
+    }
+    if (std::fmod(value, unit) == 0) {
+      std::snprintf(buffer, sizeof(buffer), "%.0f %s%s", value / unit, iec[i],
+                    base);
+      return buffer;
+    }
+  }
+  const char *si[] = {"", "K", "M", "G", "T", "P"};
+  int i = 0;
+  while (std::fabs(value) >= 1000.0 && i < 5) {
+    value /= 1000.0;
+    ++i;
+  }
+  std::snprintf(buffer, sizeof(buffer), "%.6g %s%s", value, si[i], base);
+  return buffer;
+}

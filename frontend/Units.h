@@ -41,6 +41,11 @@ const char *dimensionExample(Dimension dimension);
 /// Formats a byte count for humans with IEC units: "1.50 GiB".
 std::string formatBytes(double bytes);
 
+/// Formats a value in base units the way a user would write it: "1 MiB"
+/// when it is a whole number of binary units, else "80 GB", "1 KB/s",
+/// "1 MFLOPS", "86400 s", "100000" (counts).
+std::string formatQuantity(double value, Dimension dimension);
+
 } // namespace plexus::frontend
 
 #endif // PLEXUS_FRONTEND_UNITS_H

@@ -39,9 +39,10 @@ int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 std::string num(int64_t v) { return std::to_string(v); }
 
-std::string gib(double bytes) {
+// Memory in GB (10^9 bytes), the unit of datasheets and of most specs.
+std::string gigabytes(double bytes) {
   char text[64];
-  std::snprintf(text, sizeof(text), "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+  std::snprintf(text, sizeof(text), "%.2f GB", bytes / 1e9);
   return text;
 }
 
@@ -151,9 +152,9 @@ std::vector<JobProblem> checkTrainJob(const TransformerShape &model,
     report("memory_limit", "memory_limit (" + num(d.memoryLimitBytes) +
                                " bytes) must not be negative");
   } else if (d.memoryLimitBytes > chip.hbmBytes) {
-    report("memory_limit", "memory_limit (" + gib(double(d.memoryLimitBytes)) +
+    report("memory_limit", "memory_limit (" + gigabytes(double(d.memoryLimitBytes)) +
                                ") exceeds the HBM of " + chip.name + " (" +
-                               gib(double(chip.hbmBytes)) + ")");
+                               gigabytes(double(chip.hbmBytes)) + ")");
   }
 
   // Degrees against the model.
@@ -214,12 +215,12 @@ std::vector<JobProblem> checkTrainJob(const TransformerShape &model,
       if (d.zero >= 1)
         sharding += " over " + num(dataParallel) + " data-parallel ranks";
       std::string against =
-          explicitLimit ? "the " + gib(double(limit)) + " memory_limit"
-                        : "the " + gib(double(limit)) + " HBM of " + chip.name;
+          explicitLimit ? "the " + gigabytes(double(limit)) + " memory_limit"
+                        : "the " + gigabytes(double(limit)) + " HBM of " + chip.name;
       std::string hint = d.zero < 3 ? "raise tp or use zero = 3"
                                     : "raise tp or use more chips";
       report(explicitLimit ? "memory_limit" : "model",
-             "the largest layer needs " + gib(double(need)) +
+             "the largest layer needs " + gigabytes(double(need)) +
                  " per chip for weights, gradients and Adam states (" +
                  sharding + "), more than " + against + "; " + hint);
     }
@@ -284,15 +285,15 @@ std::vector<JobProblem> checkServeJob(const TransformerShape &model,
     double usable = d.memoryUtilization * double(chip.hbmBytes);
     char share[160];
     std::snprintf(share, sizeof(share), "%g%% of the %s HBM of %s (%s)",
-                  d.memoryUtilization * 100, gib(double(chip.hbmBytes)).c_str(),
-                  chip.name.c_str(), gib(usable).c_str());
+                  d.memoryUtilization * 100, gigabytes(double(chip.hbmBytes)).c_str(),
+                  chip.name.c_str(), gigabytes(usable).c_str());
     int64_t layerBytes = layerResidentBytes(model, /*training=*/false, d.ep);
     if (double(layerBytes) > usable) {
       std::string hint = model.isMoE()
                              ? "raise ep"
                              : "use a chip with more memory or a smaller dtype";
       report(model.isMoE() ? "ep" : "model",
-             "the largest layer's weights need " + gib(double(layerBytes)) +
+             "the largest layer's weights need " + gigabytes(double(layerBytes)) +
                  " per chip (ep = " + num(d.ep) + "), more than " + share +
                  "; " + hint);
     } else {
@@ -303,8 +304,8 @@ std::vector<JobProblem> checkServeJob(const TransformerShape &model,
       int64_t ways = mulSat(d.pp, d.ep);
       int64_t perChip = ceilDiv(totalBytes, ways);
       if (double(perChip) > usable)
-        report("model", "the weights need " + gib(double(perChip)) +
-                            " per chip (" + gib(double(totalBytes)) +
+        report("model", "the weights need " + gigabytes(double(perChip)) +
+                            " per chip (" + gigabytes(double(totalBytes)) +
                             " in all, spread over pp * ep = " + num(ways) +
                             "), more than " + share + "; raise pp or ep");
     }

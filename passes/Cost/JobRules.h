@@ -62,7 +62,7 @@ std::vector<JobProblem> checkTrainJob(const TransformerShape &model,
 struct ServeDegrees {
   int64_t pp = 1;
   int64_t ep = 1;
-  double memoryUtilization = 0.9; // fraction of HBM usable for weights + KV
+  double memoryUtilization = 0.8; // fraction of HBM usable for weights + KV
 };
 
 std::vector<JobProblem> checkServeJob(const TransformerShape &model,

@@ -54,6 +54,11 @@ cl::opt<std::string> outputDir("o", cl::desc("Write spec.mlir and report.json "
                                              "into this directory"),
                                cl::value_desc("dir"), cl::cat(plxcCategory));
 
+cl::opt<unsigned> errorLimit(
+    "error-limit",
+    cl::desc("Stop showing errors after this many (0: show all)"),
+    cl::init(20), cl::cat(plxcCategory));
+
 cl::opt<bool> printLocations("print-locations",
                              cl::desc("Print .plx locations with --emit=spec"),
                              cl::init(false), cl::cat(plxcCategory));
@@ -99,6 +104,7 @@ int main(int argc, char **argv) {
   if (emit == Emit::Ast) {
     plexus::frontend::SourceManager sources;
     plexus::frontend::DiagnosticEngine diags(sources);
+    diags.setErrorLimit(errorLimit);
     auto program = plexus::frontend::loadProgram(inputFile, sources, diags);
     diags.print(std::cerr);
     if (!program)
@@ -111,7 +117,8 @@ int main(int argc, char **argv) {
   plexus::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      plexus::frontend::importPlxFile(context, inputFile, std::cerr);
+      plexus::frontend::importPlxFile(context, inputFile, std::cerr,
+                                      errorLimit);
   if (!module)
     return 1;
 

@@ -125,8 +125,10 @@ def Plx_SyntheticAgentAttr : Plx_Attr<"SyntheticAgent", "synthetic_agent"> {
 def Plx_ChipAttr : Plx_Attr<"Chip", "chip"> {
   let summary = "Peak figures of the fabric's chip";
   let description = [{
-    `name` is the catalog key (or `custom`); figures are in FLOP/s, bytes and
-    bytes/s, resolved from the catalog and any overrides in the source.
+    `name` is the catalog key, `custom`, or a catalog key followed by the
+    overridden fields ("H100 (modified: hbm)"); figures are in FLOP/s, bytes
+    and bytes/s, resolved from the catalog and any overrides in the source.
+    `nvlink_bandwidth` counts both directions, as NVIDIA quotes it.
   }];
   let parameters = (ins StringRefParameter<"catalog key">:$name,
       Plx_F64Param:$bf16_flops, Plx_F64Param:$fp8_flops, "int64_t":$hbm_bytes,
@@ -201,7 +203,7 @@ def Plx_ServeStrategyAttr : Plx_Attr<"ServeStrategy", "serve_strategy"> {
   let parameters = (ins Plx_DefaultI64<"1">:$pp, Plx_DefaultI64<"1">:$ep,
       Plx_DefaultBool<"false">:$dp_attention, Plx_DefaultI64<"0">:$mtp_drafts,
       Plx_DefaultI64<"0">:$wave_interval,
-      Plx_DefaultF64<"0.9">:$memory_utilization);
+      Plx_DefaultF64<"0.8">:$memory_utilization);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

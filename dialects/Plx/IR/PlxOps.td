@@ -65,7 +65,7 @@ def Plx_FabricOp : Plx_Op<"fabric", [Symbol]> {
   let description = [{
     `nodes` nodes of `chips_per_node` chips each; chips inside a node are
     joined by `intra_node` links of `intra_node_bandwidth` bytes/s per chip
-    (an integer);
+    and direction (an integer);
     nodes by the `topology`. The verifier applies the sizing rules of
     `passes/Fabric/TopologyShape.h`.
 

@@ -55,5 +55,5 @@ plx.train @adaptive model @dense data @file fabric @fat batch 512 steps 2 seed 4
 plx.train @static model @dense data @histogram fabric @fat batch 64 steps 1 seed 0 strategy <sp_degree = 8, pp = dynamic, pp_degree = 0, checkpoint = adaptive, zero = 1>
 
 // CHECK-LABEL: plx.serve @serve
-// CHECK-SAME: model @moe workload @synthetic fabric @rails seed 3 strategy <pp = 2, ep = 8, dp_attention = true, mtp_drafts = 1, memory_utilization = 0.8>
-plx.serve @serve model @moe workload @synthetic fabric @rails seed 3 strategy <pp = 2, ep = 8, dp_attention = true, mtp_drafts = 1, memory_utilization = 0.8>
+// CHECK-SAME: model @moe workload @synthetic fabric @rails seed 3 strategy <pp = 2, ep = 8, dp_attention = true, mtp_drafts = 1, memory_utilization = 0.7>
+plx.serve @serve model @moe workload @synthetic fabric @rails seed 3 strategy <pp = 2, ep = 8, dp_attention = true, mtp_drafts = 1, memory_utilization = 0.7>

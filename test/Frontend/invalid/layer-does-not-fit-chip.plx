@@ -19,7 +19,7 @@ fabric f {
 }
 train t {
   model = wide;
-// CHECK: {{.*}}layer-does-not-fit-chip.plx:[[@LINE-1]]:11: error: the largest layer needs 256.00 GiB per chip for weights, gradients and Adam states (tp = 2, zero = 3 over 2 data-parallel ranks), more than the 74.51 GiB HBM of H100; raise tp or use more chips
+// CHECK: {{.*}}layer-does-not-fit-chip.plx:[[@LINE-1]]:11: error: the largest layer needs 274.88 GB per chip for weights, gradients and Adam states (tp = 2, zero = 3 over 2 data-parallel ranks), more than the 80.00 GB HBM of H100; raise tp or use more chips
 // CHECK-NEXT: {{^}}  model = wide;
 // CHECK-NEXT: {{^}}          ^~~~
 // CHECK-NEXT: {{.*}}layer-does-not-fit-chip.plx:[[@LINE-21]]:7: note: model 'wide' is declared here

@@ -23,7 +23,7 @@ train t {
   batch = 64;
   strategy {
     memory_limit = 100 GB;
-// CHECK: {{.*}}memory-limit-exceeds-hbm.plx:[[@LINE-1]]:20: error: memory_limit (93.13 GiB) exceeds the HBM of H100 (74.51 GiB)
+// CHECK: {{.*}}memory-limit-exceeds-hbm.plx:[[@LINE-1]]:20: error: memory_limit (100.00 GB) exceeds the HBM of H100 (80.00 GB)
 // CHECK-NEXT: {{^}}    memory_limit = 100 GB;
 // CHECK-NEXT: {{^}}                   ^~~~~~
 // CHECK-NEXT: {{.*}}memory-limit-exceeds-hbm.plx:[[@LINE-16]]:8: note: fabric 'f' is declared here

@@ -289,10 +289,10 @@ TEST(TrainJobRules, ChipsPositive) {
 
 TEST(TrainJobRules, MemoryLimitWithinHBM) {
   TrainDegrees d;
-  d.memoryLimitBytes = 81000000000LL; // 75.44 GiB > 80e9 bytes = 74.51 GiB
+  d.memoryLimitBytes = 81000000000LL; // 81 GB > the 80 GB of HBM
   EXPECT_EQ(onlyProblem(checkTrainJob(llama7B(), chip("H100"), 64, d),
                         "memory_limit"),
-            "memory_limit (75.44 GiB) exceeds the HBM of H100 (74.51 GiB)");
+            "memory_limit (81.00 GB) exceeds the HBM of H100 (80.00 GB)");
   d.memoryLimitBytes = -1;
   EXPECT_EQ(onlyProblem(checkTrainJob(llama7B(), chip("H100"), 64, d),
                         "memory_limit"),
@@ -343,14 +343,14 @@ TEST(TrainJobRules, PipelineNarrowsTheZeroGroup) {
       checkTrainJob(s, tinyChip(2400), 4, train(1, 2, 1, 1, 3)).empty());
 }
 
-TEST(TrainJobRules, MemoryLimitMessageInGiB) {
-  // 16 * 202,383,360 = 3,238,133,760 bytes = 3.0157 GiB > 2 GiB.
+TEST(TrainJobRules, MemoryLimitMessageInGB) {
+  // 16 * 202,383,360 = 3,238,133,760 bytes = 3.24 GB > 2 GiB = 2.15 GB.
   TrainDegrees d = train(1, 1, 1, 1, 0);
   d.memoryLimitBytes = int64_t(2) << 30;
   EXPECT_EQ(
       onlyProblem(checkTrainJob(llama7B(), chip("H100"), 8, d), "memory_limit"),
-      "the largest layer needs 3.02 GiB per chip for weights, gradients "
-      "and Adam states (tp = 1, zero = 0), more than the 2.00 GiB "
+      "the largest layer needs 3.24 GB per chip for weights, gradients "
+      "and Adam states (tp = 1, zero = 0), more than the 2.15 GB "
       "memory_limit; raise tp or use zero = 3");
   d.tp = 2; // 1.51 GiB
   EXPECT_NO_PROBLEMS(checkTrainJob(llama7B(), chip("H100"), 8, d));
@@ -464,15 +464,15 @@ TEST(ServeJobRules, WholeModelMustFitAcrossPpAndEp) {
   EXPECT_NO_PROBLEMS(checkServeJob(d, tinyChip(1000), 2, serve(2, 1, 1.0)));
 }
 
-TEST(ServeJobRules, WeightsMessageInGiB) {
-  // GLM in FP8 on one H800 stage: 356,784,522,240 bytes = 332.28 GiB;
-  // 80% of 80e9 bytes (74.51 GiB) is 59.60 GiB.
+TEST(ServeJobRules, WeightsMessageInGB) {
+  // GLM in FP8 on one H800 stage: 356,784,522,240 bytes = 356.78 GB;
+  // 80% of 80e9 bytes is 64.00 GB.
   EXPECT_EQ(
       onlyProblem(checkServeJob(glm45FP8(), chip("H800"), 64, serve(1, 1, 0.8)),
                   "model"),
-      "the weights need 332.28 GiB per chip (332.28 GiB in all, spread "
-      "over pp * ep = 1), more than 80% of the 74.51 GiB HBM of H800 "
-      "(59.60 GiB); raise pp or ep");
+      "the weights need 356.78 GB per chip (356.78 GB in all, spread "
+      "over pp * ep = 1), more than 80% of the 80.00 GB HBM of H800 "
+      "(64.00 GB); raise pp or ep");
 }
 
 TEST(ServeJobRules, BrokenShapeSkipsModelRules) {

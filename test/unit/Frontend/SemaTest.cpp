@@ -74,11 +74,12 @@ TEST(Sema, ChipOverridesKeepCatalogFiguresOtherwise) {
   Analyzed a = analyze(kBase);
   ASSERT_TRUE(a.spec) << a.errors;
   const cost::ChipSpec &chip = a.spec->fabrics[0].chip;
-  EXPECT_EQ(chip.name, "H100");
+  EXPECT_EQ(chip.name, "H100 (modified: hbm)");
   EXPECT_EQ(chip.hbmBytes, 30'000'000'000);  // overridden
   EXPECT_EQ(chip.bf16Flops, 989e12);         // from the catalog
-  // Intra-node bandwidth defaults to the chip's NVLink figure.
-  EXPECT_EQ(a.spec->fabrics[0].intraNodeBandwidth, chip.nvlinkBandwidth);
+  // Intra-node bandwidth defaults to the chip's NVLink figure per direction:
+  // 900 GB/s both ways is 450 GB/s each way.
+  EXPECT_EQ(a.spec->fabrics[0].intraNodeBandwidth, 450e9);
 }
 
 TEST(Sema, StrategyModes) {

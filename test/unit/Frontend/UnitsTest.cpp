@@ -50,3 +50,13 @@ TEST(Units, FormatBytesUsesIecUnits) {
   EXPECT_EQ(formatBytes(1536), "1.50 KiB");
   EXPECT_EQ(formatBytes(40.0 * 1024 * 1024 * 1024), "40.00 GiB");
 }
+
+TEST(Units, FormatQuantityPicksTheUnitAUserWouldWrite) {
+  EXPECT_EQ(formatQuantity(100000, Dimension::Count), "100000");
+  EXPECT_EQ(formatQuantity(1 << 20, Dimension::Bytes), "1 MiB");
+  EXPECT_EQ(formatQuantity(80e9, Dimension::Bytes), "80 GB");
+  EXPECT_EQ(formatQuantity(1e3, Dimension::BytesPerSecond), "1 KB/s");
+  EXPECT_EQ(formatQuantity(50e9, Dimension::BytesPerSecond), "50 GB/s");
+  EXPECT_EQ(formatQuantity(1e6, Dimension::FlopsPerSecond), "1 MFLOPS");
+  EXPECT_EQ(formatQuantity(86400, Dimension::Seconds), "86400 s");
+}
