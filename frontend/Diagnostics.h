@@ -1,4 +1,5 @@
-//===- Diagnostics.h - Source buffers and clang-style diagnostics -*- C++ -*-===//
+//===- Diagnostics.h - Source buffers and clang-style diagnostics -*- C++
+//-*-===//
 //
 // Every frontend error is reported as `file:line:col: error: message`, then
 // the source line and a caret under the offending text, then notes pointing

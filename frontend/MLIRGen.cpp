@@ -64,8 +64,8 @@ private:
 
   void emit(const ModelSpec &m) {
     const cost::TransformerShape &s = m.shape;
-    auto dtype = s.dtype == cost::DType::FP16  ? plx::DType::fp16
-                 : s.dtype == cost::DType::FP8 ? plx::DType::fp8
+    auto dtype = s.dtype == cost::DType::FP16   ? plx::DType::fp16
+                 : s.dtype == cost::DType::FP8  ? plx::DType::fp8
                  : s.dtype == cost::DType::FP32 ? plx::DType::fp32
                                                 : plx::DType::bf16;
     auto shape = plx::TransformerAttr::get(
@@ -75,7 +75,8 @@ private:
                                      : plx::MlpKind::swiglu,
         s.tiedEmbeddings, s.experts, s.topK, s.sharedExperts, s.moeFfn,
         s.denseLayers, s.mtpLayers, dtype);
-    builder_.create<plx::ModelOp>(loc(m.loc), builder_.getStringAttr(m.name), shape);
+    builder_.create<plx::ModelOp>(loc(m.loc), builder_.getStringAttr(m.name),
+                                  shape);
   }
 
   void emit(const DatasetSpec &d) {
@@ -94,7 +95,8 @@ private:
       break;
     }
     builder_.create<plx::DatasetOp>(
-        loc(d.loc), builder_.getStringAttr(d.name), source, i64(d.clamp), i64(d.padding),
+        loc(d.loc), builder_.getStringAttr(d.name), source, i64(d.clamp),
+        i64(d.padding),
         plx::OverlongAttr::get(&context_, d.truncate ? plx::Overlong::truncate
                                                      : plx::Overlong::drop));
   }
@@ -102,8 +104,8 @@ private:
   void emit(const WorkloadSpec &w) {
     Attribute source;
     if (w.source == WorkloadSpec::Source::Trajectories) {
-      source = plx::TrajectoriesAttr::get(&context_, w.path, w.tasks,
-                                          w.concurrency);
+      source =
+          plx::TrajectoriesAttr::get(&context_, w.path, w.tasks, w.concurrency);
     } else {
       auto preset = w.preset == WorkloadSpec::Preset::SweBench
                         ? plx::AgentPreset::swe_bench
@@ -114,14 +116,14 @@ private:
           &context_, preset, w.tasks, w.concurrency, w.turns, w.prompt,
           w.newTokens, w.outputTokens, w.toolLatency, w.maxLen);
     }
-    builder_.create<plx::WorkloadOp>(loc(w.loc), builder_.getStringAttr(w.name), source);
+    builder_.create<plx::WorkloadOp>(loc(w.loc), builder_.getStringAttr(w.name),
+                                     source);
   }
 
   void emit(const FabricSpec &f) {
     auto chip = plx::ChipAttr::get(&context_, f.chip.name, f.chip.bf16Flops,
                                    f.chip.fp8Flops, f.chip.hbmBytes,
-                                   f.chip.hbmBandwidth,
-                                   f.chip.nvlinkBandwidth);
+                                   f.chip.hbmBandwidth, f.chip.nvlinkBandwidth);
     const fabric::TopologyShape &t = f.topology;
     Attribute topology;
     switch (t.kind) {
@@ -134,22 +136,22 @@ private:
                                        t.linkBandwidth, t.oversubscription);
       break;
     case fabric::TopologyKind::RailOptimized:
-      topology = plx::RailOptimizedAttr::get(&context_, t.rails, t.radix,
-                                             t.linkBandwidth,
-                                             t.oversubscription);
+      topology = plx::RailOptimizedAttr::get(
+          &context_, t.rails, t.radix, t.linkBandwidth, t.oversubscription);
       break;
     case fabric::TopologyKind::Torus:
       topology = plx::TorusAttr::get(&context_, t.dims, t.linkBandwidth);
       break;
     }
-    auto intra = f.intraNode == FabricSpec::IntraNode::Mesh ? plx::IntraNode::mesh
-                 : f.intraNode == FabricSpec::IntraNode::Ring
-                     ? plx::IntraNode::ring
-                     : plx::IntraNode::nvswitch;
+    auto intra =
+        f.intraNode == FabricSpec::IntraNode::Mesh   ? plx::IntraNode::mesh
+        : f.intraNode == FabricSpec::IntraNode::Ring ? plx::IntraNode::ring
+                                                     : plx::IntraNode::nvswitch;
     builder_.create<plx::FabricOp>(
-        loc(f.loc), builder_.getStringAttr(f.name), chip, i64(f.nodes), i64(f.chipsPerNode),
-        plx::IntraNodeAttr::get(&context_, intra),
-        i64(static_cast<int64_t>(std::llround(f.intraNodeBandwidth))), topology);
+        loc(f.loc), builder_.getStringAttr(f.name), chip, i64(f.nodes),
+        i64(f.chipsPerNode), plx::IntraNodeAttr::get(&context_, intra),
+        i64(static_cast<int64_t>(std::llround(f.intraNodeBandwidth))),
+        topology);
   }
 
   void emit(const TrainSpec &t) {
@@ -169,21 +171,23 @@ private:
         t.pp == TrainSpec::Pp::Dynamic ? plx::PpMode::dynamic
                                        : plx::PpMode::static_,
         t.ppDegree, t.tp, t.cp, ckpt, t.zero, t.memoryLimit);
-    builder_.create<plx::TrainOp>(
-        loc(t.loc), builder_.getStringAttr(t.name), FlatSymbolRefAttr::get(&context_, t.model),
-        FlatSymbolRefAttr::get(&context_, t.data),
-        FlatSymbolRefAttr::get(&context_, t.fabric), i64(t.batch),
-        i64(t.steps), i64(t.seed), strategy);
+    builder_.create<plx::TrainOp>(loc(t.loc), builder_.getStringAttr(t.name),
+                                  FlatSymbolRefAttr::get(&context_, t.model),
+                                  FlatSymbolRefAttr::get(&context_, t.data),
+                                  FlatSymbolRefAttr::get(&context_, t.fabric),
+                                  i64(t.batch), i64(t.steps), i64(t.seed),
+                                  strategy);
   }
 
   void emit(const ServeSpec &s) {
     auto strategy = plx::ServeStrategyAttr::get(
         &context_, s.pp, s.ep, s.dpAttention, s.mtpDrafts, s.waveInterval,
         s.memoryUtilization);
-    builder_.create<plx::ServeOp>(
-        loc(s.loc), builder_.getStringAttr(s.name), FlatSymbolRefAttr::get(&context_, s.model),
-        FlatSymbolRefAttr::get(&context_, s.workload),
-        FlatSymbolRefAttr::get(&context_, s.fabric), i64(s.seed), strategy);
+    builder_.create<plx::ServeOp>(loc(s.loc), builder_.getStringAttr(s.name),
+                                  FlatSymbolRefAttr::get(&context_, s.model),
+                                  FlatSymbolRefAttr::get(&context_, s.workload),
+                                  FlatSymbolRefAttr::get(&context_, s.fabric),
+                                  i64(s.seed), strategy);
   }
 
   MLIRContext &context_;
@@ -244,9 +248,10 @@ OwningOpRef<ModuleOp> plexus::frontend::importPlxFile(MLIRContext &context,
   return finish(context, std::move(program), sources, diags, errs);
 }
 
-OwningOpRef<ModuleOp>
-plexus::frontend::importPlxText(MLIRContext &context, const std::string &name,
-                                std::string text, std::ostream &errs) {
+OwningOpRef<ModuleOp> plexus::frontend::importPlxText(MLIRContext &context,
+                                                      const std::string &name,
+                                                      std::string text,
+                                                      std::ostream &errs) {
   SourceManager sources;
   frontend::DiagnosticEngine diags(sources);
   std::optional<Program> program =

@@ -37,9 +37,10 @@ mlir::OwningOpRef<mlir::ModuleOp> importPlxFile(mlir::MLIRContext &context,
                                                 unsigned errorLimit = 20);
 
 /// Same for a buffer already in memory (plx-translate reads its input).
-mlir::OwningOpRef<mlir::ModuleOp>
-importPlxText(mlir::MLIRContext &context, const std::string &name,
-              std::string text, std::ostream &errs);
+mlir::OwningOpRef<mlir::ModuleOp> importPlxText(mlir::MLIRContext &context,
+                                                const std::string &name,
+                                                std::string text,
+                                                std::ostream &errs);
 
 } // namespace plexus::frontend
 

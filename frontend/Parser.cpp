@@ -906,9 +906,9 @@ static bool checkNesting(uint32_t fileId, const std::string &text,
     }
     if (c == '{' || c == '[' || c == '(') {
       if (++depth > kMaxDepth) {
-        diags.error({fileId, line, col, 1},
-                    "nesting deeper than " + std::to_string(kMaxDepth) +
-                        " levels");
+        diags.error({fileId, line, col, 1}, "nesting deeper than " +
+                                                std::to_string(kMaxDepth) +
+                                                " levels");
         return false;
       }
     } else if (c == '}' || c == ']' || c == ')') {
@@ -1032,8 +1032,9 @@ public:
     std::string key = canonical(path);
     if (done_.count(key))
       return; // already loaded through another import
-    auto onStack = std::find_if(stack_.begin(), stack_.end(),
-                                [&](const auto &entry) { return entry.first == key; });
+    auto onStack =
+        std::find_if(stack_.begin(), stack_.end(),
+                     [&](const auto &entry) { return entry.first == key; });
     if (onStack != stack_.end()) {
       std::string chain;
       for (auto it = onStack; it != stack_.end(); ++it)
@@ -1109,9 +1110,10 @@ std::optional<Program> plexus::frontend::loadProgram(const std::string &path,
   return loader.take();
 }
 
-std::optional<Program> plexus::frontend::loadProgramFromText(
-    const std::string &name, std::string text, SourceManager &sources,
-    DiagnosticEngine &diags) {
+std::optional<Program>
+plexus::frontend::loadProgramFromText(const std::string &name, std::string text,
+                                      SourceManager &sources,
+                                      DiagnosticEngine &diags) {
   unsigned before = diags.errorCount();
   ProgramLoader loader(sources, diags);
   try {

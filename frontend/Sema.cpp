@@ -87,8 +87,8 @@ std::string describe(const Value &v) {
   if (text.size() <= 48)
     return text;
   char close = text.back();
-  return clip(text) + (close == '\'' || close == '"' ? std::string(1, close)
-                                                     : "");
+  return clip(text) +
+         (close == '\'' || close == '"' ? std::string(1, close) : "");
 }
 
 /// A number as written, unquoted as the project's messages write numbers
@@ -174,12 +174,12 @@ std::string unitSuggestion(const std::string &unit, Dimension dim) {
   return didYouMean(unit, spellings);
 }
 
-
 /// A range bound as the user would write it: plain for counts ("100000"),
 /// with its unit otherwise ("1 MiB", "1 KB/s").
 std::string bound(int64_t value, Dimension dim) {
-  return dim == Dimension::Count ? std::to_string(value)
-                                 : formatQuantity(static_cast<double>(value), dim);
+  return dim == Dimension::Count
+             ? std::to_string(value)
+             : formatQuantity(static_cast<double>(value), dim);
 }
 
 /// Checks one block's keys and converts its values. Every getter reports
@@ -196,9 +196,10 @@ public:
       if (std::find(allowed_.begin(), allowed_.end(), field.key) ==
           allowed_.end()) {
         std::string best = closest(field.key, allowed_);
-        diags_.error(field.keyLoc,
-                     "unknown field '" + clip(field.key) + "' in " + context_ +
-                         (best.empty() ? "" : "; did you mean '" + best + "'?"));
+        diags_.error(
+            field.keyLoc,
+            "unknown field '" + clip(field.key) + "' in " + context_ +
+                (best.empty() ? "" : "; did you mean '" + best + "'?"));
         // The misspelt field stands for `best`: do not also report `best`
         // as missing.
         if (!best.empty())
@@ -208,9 +209,8 @@ public:
       }
       auto [it, inserted] = seen.emplace(field.key, &field);
       if (!inserted) {
-        Diagnostic &d = diags_.error(field.keyLoc, "duplicate field '" +
-                                                       field.key + "' in " +
-                                                       context_);
+        Diagnostic &d = diags_.error(
+            field.keyLoc, "duplicate field '" + field.key + "' in " + context_);
         DiagnosticEngine::note(d, it->second->keyLoc, "first set here");
         failed_ = otherFailure_ = true;
         continue;
@@ -358,11 +358,13 @@ public:
     if (!value)
       return std::nullopt;
     if (*value < min)
-      return failReal(v.loc, what + " must be at least " + formatQuantity(min, dim) +
-                                 ", got " + writtenNumber(v));
+      return failReal(v.loc, what + " must be at least " +
+                                 formatQuantity(min, dim) + ", got " +
+                                 writtenNumber(v));
     if (*value > max)
-      return failReal(v.loc, what + " must be at most " + formatQuantity(max, dim) +
-                                 ", got " + writtenNumber(v));
+      return failReal(v.loc, what + " must be at most " +
+                                 formatQuantity(max, dim) + ", got " +
+                                 writtenNumber(v));
     return value;
   }
 
@@ -445,27 +447,26 @@ private:
       std::string hint = unitSuggestion(v.unit, dim);
       diags_.error(v.unitLoc,
                    "unknown unit '" + clip(v.unit) + "'" +
-                       (hint.empty() ? "; " + what + " expects " +
-                                           dimensionDescription(dim) +
-                                           " (e.g. " + dimensionExample(dim) +
-                                           ")"
-                                     : hint));
+                       (hint.empty()
+                            ? "; " + what + " expects " +
+                                  dimensionDescription(dim) + " (e.g. " +
+                                  dimensionExample(dim) + ")"
+                            : hint));
       return std::nullopt;
     }
     if (unit->dimension != dim) {
       failed_ = otherFailure_ = true;
       if (unit->dimension == Dimension::Count && dim != Dimension::Count)
-        diags_.error(v.loc, what + " needs a unit: " +
-                                dimensionDescription(dim) + " (e.g. " +
-                                dimensionExample(dim) + "), got " +
+        diags_.error(v.loc, what +
+                                " needs a unit: " + dimensionDescription(dim) +
+                                " (e.g. " + dimensionExample(dim) + "), got " +
                                 describe(v));
       else
-        diags_.error(v.unit.empty() ? v.loc : v.unitLoc,
-                     "wrong unit: " + what + " expects " +
-                         dimensionDescription(dim) + " (e.g. " +
-                         dimensionExample(dim) + "), got " +
-                         dimensionDescription(unit->dimension) + " " +
-                         describe(v));
+        diags_.error(
+            v.unit.empty() ? v.loc : v.unitLoc,
+            "wrong unit: " + what + " expects " + dimensionDescription(dim) +
+                " (e.g. " + dimensionExample(dim) + "), got " +
+                dimensionDescription(unit->dimension) + " " + describe(v));
       return std::nullopt;
     }
     // May be infinite (a thousand-digit number); the callers' range checks
@@ -539,8 +540,8 @@ private:
   size_t count_ = 0;
 };
 
-const std::vector<std::string> kDeclKinds = {"model", "dataset", "workload",
-                                             "fabric", "train", "serve"};
+const std::vector<std::string> kDeclKinds = {"model",  "dataset", "workload",
+                                             "fabric", "train",   "serve"};
 
 class Analyzer {
 public:
@@ -553,11 +554,10 @@ public:
     for (const Declaration &decl : program.decls) {
       if (std::find(kDeclKinds.begin(), kDeclKinds.end(), decl.kind) ==
           kDeclKinds.end()) {
-        diags_.error(decl.kindLoc, "unknown declaration kind '" +
-                                       clip(decl.kind) + "'" +
-                                       didYouMean(decl.kind, kDeclKinds) +
-                                       " (expected one of " +
-                                       joinQuoted(kDeclKinds) + ")");
+        diags_.error(decl.kindLoc,
+                     "unknown declaration kind '" + clip(decl.kind) + "'" +
+                         didYouMean(decl.kind, kDeclKinds) +
+                         " (expected one of " + joinQuoted(kDeclKinds) + ")");
         // A job naming it would otherwise get a second, misleading "unknown
         // model" error.
         unknownKindNames_.insert(decl.name);
@@ -622,8 +622,7 @@ private:
     if (v.kind != Value::Kind::Call || v.name != "file" || v.args.size() != 1 ||
         !v.args[0].key.empty() ||
         v.args[0].value->kind != Value::Kind::String) {
-      reader.error(v.loc, what + " expects file(\"path\"), got " +
-                              describe(v));
+      reader.error(v.loc, what + " expects file(\"path\"), got " + describe(v));
       return std::nullopt;
     }
     fs::path path(v.args[0].value->text);
@@ -677,10 +676,12 @@ private:
       // wrote no 0.
       if (!r.has("top_k"))
         r.missing("top_k", "the experts each token is routed to, needed with "
-                           "experts = " + std::to_string(*experts));
+                           "experts = " +
+                               std::to_string(*experts));
       if (!r.has("moe_ffn"))
         r.missing("moe_ffn", "the width of one expert's MLP, needed with "
-                             "experts = " + std::to_string(*experts));
+                             "experts = " +
+                                 std::to_string(*experts));
       if (dense.value_or(0) > 0 && !r.has("ffn"))
         r.missing("ffn", "the dense MLP width, used by the first "
                          "dense_layers = " +
@@ -709,8 +710,8 @@ private:
                                              : cost::MlpKind::SwiGLU;
     s.tiedEmbeddings = tied.value_or(false);
     std::string dt = dtype.value_or("bf16");
-    s.dtype = dt == "fp16"  ? cost::DType::FP16
-              : dt == "fp8" ? cost::DType::FP8
+    s.dtype = dt == "fp16"   ? cost::DType::FP16
+              : dt == "fp8"  ? cost::DType::FP8
               : dt == "fp32" ? cost::DType::FP32
                              : cost::DType::BF16;
     auto problems = cost::checkTransformerShape(s);
@@ -767,13 +768,13 @@ private:
     } else if (v.kind == Value::Kind::Call && v.name == "histogram") {
       ok = readHistogram(v, d, r) && ok;
     } else {
-      r.error(v.loc, "field 'lengths' expects file(\"...\"), lognormal(...) "
-                     "or histogram(...), got " +
-                         describe(v) +
-                         (v.kind == Value::Kind::Call
-                              ? didYouMean(v.name, {"file", "lognormal",
-                                                    "histogram"})
-                              : ""));
+      r.error(v.loc,
+              "field 'lengths' expects file(\"...\"), lognormal(...) "
+              "or histogram(...), got " +
+                  describe(v) +
+                  (v.kind == Value::Kind::Call
+                       ? didYouMean(v.name, {"file", "lognormal", "histogram"})
+                       : ""));
       ok = false;
     }
     if (!ok || r.failed())
@@ -782,9 +783,9 @@ private:
     d.padding = padding.value_or(1);
     d.truncate = overlong.value_or("drop") == "truncate";
     if (d.clamp > 0 && d.padding > d.clamp) {
-      r.error(r.valueLocOf("padding"),
-              "padding (" + std::to_string(d.padding) + ") exceeds clamp (" +
-                  std::to_string(d.clamp) + ")");
+      r.error(r.valueLocOf("padding"), "padding (" + std::to_string(d.padding) +
+                                           ") exceeds clamp (" +
+                                           std::to_string(d.clamp) + ")");
       return;
     }
     if (overlong && clamp.value_or(0) == 0) {
@@ -815,8 +816,7 @@ private:
         ok = false;
         continue;
       }
-      if (std::find(allowed.begin(), allowed.end(), arg.key) ==
-          allowed.end()) {
+      if (std::find(allowed.begin(), allowed.end(), arg.key) == allowed.end()) {
         r.error(arg.keyLoc, "unknown argument '" + clip(arg.key) + "' of " +
                                 call.name + "(...)" +
                                 didYouMean(arg.key, allowed));
@@ -825,9 +825,9 @@ private:
       }
       auto [it, inserted] = args.emplace(arg.key, &arg);
       if (!inserted) {
-        Diagnostic &d = r.errorWithNotes(
-            arg.keyLoc, "duplicate argument '" + arg.key + "' of " +
-                            call.name + "(...)");
+        Diagnostic &d =
+            r.errorWithNotes(arg.keyLoc, "duplicate argument '" + arg.key +
+                                             "' of " + call.name + "(...)");
         DiagnosticEngine::note(d, it->second->keyLoc, "first set here");
         ok = false;
       }
@@ -850,8 +850,8 @@ private:
     auto args = namedArgs(v, {"mu", "sigma"}, r, ok);
     if (!ok)
       return false;
-    auto mu = r.realValue(*args["mu"]->value, "lognormal mu",
-                          Dimension::Count, 0.0, 25.0);
+    auto mu = r.realValue(*args["mu"]->value, "lognormal mu", Dimension::Count,
+                          0.0, 25.0);
     auto sigma = r.realValue(*args["sigma"]->value, "lognormal sigma",
                              Dimension::Count, 1e-6, 10.0);
     if (!mu || !sigma)
@@ -886,18 +886,17 @@ private:
       return false;
     }
     if (bounds.elements.size() != weights.elements.size()) {
-      r.error(weights.loc, "histogram has " +
-                               std::to_string(bounds.elements.size()) +
-                               " bounds but " +
-                               std::to_string(weights.elements.size()) +
-                               " weights");
+      r.error(weights.loc,
+              "histogram has " + std::to_string(bounds.elements.size()) +
+                  " bounds but " + std::to_string(weights.elements.size()) +
+                  " weights");
       return false;
     }
     int64_t previous = 0;
     double total = 0;
     for (size_t i = 0; i < bounds.elements.size(); ++i) {
-      auto bound = r.integerValue(*bounds.elements[i], "histogram bound", 1,
-                                  kBig);
+      auto bound =
+          r.integerValue(*bounds.elements[i], "histogram bound", 1, kBig);
       auto weight = r.realValue(*weights.elements[i], "histogram weight",
                                 Dimension::Count, 0.0, 1e12);
       if (!bound || !weight)
@@ -970,8 +969,8 @@ private:
       ++line;
       std::string_view text(body.data() + pos, end - pos);
       pos = end + 1;
-      while (!text.empty() && (text.back() == '\r' || text.back() == ' ' ||
-                               text.back() == '\t'))
+      while (!text.empty() &&
+             (text.back() == '\r' || text.back() == ' ' || text.back() == '\t'))
         text.remove_suffix(1);
       size_t lead = 0;
       while (lead < text.size() && (text[lead] == ' ' || text[lead] == '\t'))
@@ -979,9 +978,8 @@ private:
       text.remove_prefix(lead);
       if (text.empty())
         continue;
-      bool digits = std::all_of(text.begin(), text.end(), [](char c) {
-        return c >= '0' && c <= '9';
-      });
+      bool digits = std::all_of(text.begin(), text.end(),
+                                [](char c) { return c >= '0' && c <= '9'; });
       int64_t value = digits && text.size() <= 12
                           ? std::strtoll(std::string(text).c_str(), nullptr, 10)
                           : 0;
@@ -1129,11 +1127,11 @@ private:
                                               "custom"};
     if (v.kind != Value::Kind::Named ||
         std::find(presets.begin(), presets.end(), v.name) == presets.end()) {
-      outer.error(v.loc,
-                  "field 'synthetic' expects a preset " + joinQuoted(presets) +
-                      " with an optional { ... } block, got " + describe(v) +
-                      (v.kind == Value::Kind::Named ? didYouMean(v.name, presets)
-                                                    : ""));
+      outer.error(
+          v.loc, "field 'synthetic' expects a preset " + joinQuoted(presets) +
+                     " with an optional { ... } block, got " + describe(v) +
+                     (v.kind == Value::Kind::Named ? didYouMean(v.name, presets)
+                                                   : ""));
       return false;
     }
     // Preset means (docs/language.md says where each figure comes from).
@@ -1163,8 +1161,8 @@ private:
     auto prompt = r.integer("prompt", custom, 1, kBig);
     auto newTokens = r.integer("new_tokens", custom, 1, kBig);
     auto output = r.integer("output_tokens", custom, 1, kBig);
-    auto latency = r.real("tool_latency", custom, Dimension::Seconds, 0.0,
-                          86400.0);
+    auto latency =
+        r.real("tool_latency", custom, Dimension::Seconds, 0.0, 86400.0);
     auto maxLen = r.integer("max_len", custom, 1, kBig);
     if (custom && !concurrency && !r.failed())
       outer.missing("concurrency", "tasks in flight at once");
@@ -1205,8 +1203,8 @@ private:
     auto perNode = r.integer("chips_per_node", true, 1, 1024);
     auto chips = r.integer("chips", false, 1, kBig);
     auto intra = r.keyword("intra_node", false, {"nvswitch", "mesh", "ring"});
-    auto intraBw = r.real("intra_node_bw", false, Dimension::BytesPerSecond,
-                          0.0, 1e15);
+    auto intraBw =
+        r.real("intra_node_bw", false, Dimension::BytesPerSecond, 0.0, 1e15);
     bool chipOk = readChip(r, f);
     bool topoOk = readTopology(r, f);
     if (r.failed() || !chipOk || !topoOk)
@@ -1236,12 +1234,14 @@ private:
                 "field 'intra_node_bw' must be positive with " +
                     std::to_string(f.chipsPerNode) + " chips per node");
       else
-        r.error(r.valueLocOf("chip"),
-                "chip '" + f.chip.name + "' has no NVLink figure, but there "
-                "are " + std::to_string(f.chipsPerNode) +
-                    " chips per node: set 'intra_node_bw' in the fabric" +
-                    (f.chip.name == "custom" ? " or 'nvlink' in the chip"
-                                             : ""));
+        r.error(
+            r.valueLocOf("chip"),
+            "chip '" + f.chip.name +
+                "' has no NVLink figure, but there "
+                "are " +
+                std::to_string(f.chipsPerNode) +
+                " chips per node: set 'intra_node_bw' in the fabric" +
+                (f.chip.name == "custom" ? " or 'nvlink' in the chip" : ""));
       return;
     }
     auto problems =
@@ -1319,12 +1319,10 @@ private:
                   {"bf16", "fp8", "hbm", "hbm_bw", "nvlink"}, outer.diags());
     auto bf16 = r.real("bf16", custom, Dimension::FlopsPerSecond, 1e6, 1e18);
     auto fp8 = r.real("fp8", false, Dimension::FlopsPerSecond, 0.0, 1e18);
-    auto hbm = r.integer("hbm", custom, 1 << 20, int64_t(1) << 50,
-                         Dimension::Bytes);
-    auto hbmBw = r.real("hbm_bw", custom, Dimension::BytesPerSecond, 1e6,
-                        1e15);
-    auto nvlink = r.real("nvlink", false, Dimension::BytesPerSecond, 0.0,
-                         1e15);
+    auto hbm =
+        r.integer("hbm", custom, 1 << 20, int64_t(1) << 50, Dimension::Bytes);
+    auto hbmBw = r.real("hbm_bw", custom, Dimension::BytesPerSecond, 1e6, 1e15);
+    auto nvlink = r.real("nvlink", false, Dimension::BytesPerSecond, 0.0, 1e15);
     if (r.failed())
       return false;
     if (bf16)
@@ -1359,12 +1357,11 @@ private:
     const Value &v = *field->value;
     if (v.kind != Value::Kind::Named ||
         std::find(kinds.begin(), kinds.end(), v.name) == kinds.end()) {
-      outer.error(v.loc, "field 'topology' expects one of " +
-                             joinQuoted(kinds) + " with a { ... } block, got " +
-                             describe(v) +
-                             (v.kind == Value::Kind::Named
-                                  ? didYouMean(v.name, kinds)
-                                  : ""));
+      outer.error(
+          v.loc,
+          "field 'topology' expects one of " + joinQuoted(kinds) +
+              " with a { ... } block, got " + describe(v) +
+              (v.kind == Value::Kind::Named ? didYouMean(v.name, kinds) : ""));
       return false;
     }
     static const Block empty;
@@ -1395,8 +1392,8 @@ private:
                        : fabric::TopologyKind::RailOptimized;
       auto radix = r.integer("radix", true, 2, 4096);
       auto link = r.real("link", true, Dimension::BytesPerSecond, 1e3, 1e15);
-      auto over = r.real("oversubscription", false, Dimension::Count, 1.0,
-                         1024.0);
+      auto over =
+          r.real("oversubscription", false, Dimension::Count, 1.0, 1024.0);
       std::optional<int64_t> tiers, rails;
       if (fatTree)
         tiers = r.integer("tiers", true, 1, 8);
@@ -1482,10 +1479,10 @@ private:
   }
 
   void analyzeTrain(const Declaration &decl) {
-    BlockReader r(decl.body, contextOf(decl), decl.nameLoc,
-                  {"model", "data", "fabric", "batch", "steps", "seed",
-                   "strategy"},
-                  diags_);
+    BlockReader r(
+        decl.body, contextOf(decl), decl.nameLoc,
+        {"model", "data", "fabric", "batch", "steps", "seed", "strategy"},
+        diags_);
     TrainSpec t;
     t.name = decl.name;
     t.loc = decl.nameLoc;
@@ -1511,11 +1508,10 @@ private:
       strategy = strategyField->value->block.get();
     }
     r.reportMissing(); // in source order, before the strategy's errors
-    BlockReader s(*strategy, "strategy of train '" + clip(decl.name) + "'",
-                  strategyField ? strategyField->keyLoc : decl.nameLoc,
-                  {"sp", "pp", "tp", "cp", "checkpoint", "zero",
-                   "memory_limit"},
-                  diags_);
+    BlockReader s(
+        *strategy, "strategy of train '" + clip(decl.name) + "'",
+        strategyField ? strategyField->keyLoc : decl.nameLoc,
+        {"sp", "pp", "tp", "cp", "checkpoint", "zero", "memory_limit"}, diags_);
     // Every field is read before giving up, so that each gets its error.
     bool degreesOk = readDegree(s, "sp", {"adaptive", "best_homogeneous"},
                                 t.spDegree, [&](const std::string &mode) {
@@ -1531,8 +1527,8 @@ private:
     auto zero = s.integer("zero", false, 0, 3);
     auto checkpoint = s.keyword("checkpoint", false,
                                 {"none", "selective", "full", "adaptive"});
-    auto memLimit = s.integer("memory_limit", false, 1 << 20,
-                              int64_t(1) << 50, Dimension::Bytes);
+    auto memLimit = s.integer("memory_limit", false, 1 << 20, int64_t(1) << 50,
+                              Dimension::Bytes);
     if (!degreesOk || r.failed() || s.failed() || !model || !data || !fab)
       return;
     t.model = model->name, t.data = data->name, t.fabric = fab->name;
@@ -1542,8 +1538,8 @@ private:
     t.tp = tp.value_or(1), t.cp = cp.value_or(1), t.zero = zero.value_or(3);
     t.memoryLimit = memLimit.value_or(0);
     std::string ck = checkpoint.value_or("none");
-    t.checkpoint = ck == "selective" ? TrainSpec::Checkpoint::Selective
-                   : ck == "full"    ? TrainSpec::Checkpoint::Full
+    t.checkpoint = ck == "selective"  ? TrainSpec::Checkpoint::Selective
+                   : ck == "full"     ? TrainSpec::Checkpoint::Full
                    : ck == "adaptive" ? TrainSpec::Checkpoint::Adaptive
                                       : TrainSpec::Checkpoint::None;
     if (t.checkpoint == TrainSpec::Checkpoint::Adaptive &&
@@ -1669,12 +1665,12 @@ private:
     auto ep = s.integer("ep", false, 1, 1 << 16);
     auto dpAttention = s.boolean("dp_attention");
     auto mtp = s.integer("mtp", false, 0, 16);
-    auto util = s.real("memory_utilization", false, Dimension::Count, 0.01,
-                       1.0);
+    auto util =
+        s.real("memory_utilization", false, Dimension::Count, 0.01, 1.0);
     int64_t wave = 0;
-    if (!readDegree(s, "wave_interval", {"auto"}, wave,
-                    [](const std::string &) {},
-                    "a number of decode iterations"))
+    if (!readDegree(
+            s, "wave_interval", {"auto"}, wave, [](const std::string &) {},
+            "a number of decode iterations"))
       return;
     if (r.failed() || s.failed() || !model || !work || !fab)
       return;

@@ -30,14 +30,14 @@ struct DatasetSpec {
   std::string name;
   SourceLocation loc;
   Source source = Source::Lognormal;
-  double mu = 0, sigma = 0;             // lognormal
-  std::vector<int64_t> bounds;          // histogram
-  std::vector<double> weights;          // histogram
-  std::string path;                     // lengths file, resolved
-  int64_t count = 0, max = 0;           // lengths file statistics
-  int64_t clamp = 0;                    // 0: no limit
+  double mu = 0, sigma = 0;    // lognormal
+  std::vector<int64_t> bounds; // histogram
+  std::vector<double> weights; // histogram
+  std::string path;            // lengths file, resolved
+  int64_t count = 0, max = 0;  // lengths file statistics
+  int64_t clamp = 0;           // 0: no limit
   int64_t padding = 1;
-  bool truncate = false;                // overlong: truncate instead of drop
+  bool truncate = false; // overlong: truncate instead of drop
 };
 
 struct WorkloadSpec {

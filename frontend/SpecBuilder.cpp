@@ -66,7 +66,8 @@ PlxValue PlxValue::list(std::vector<PlxValue> elements) {
   PlxValue v;
   v.kind_ = Value::Kind::List;
   for (auto &element : elements)
-    v.children_.emplace_back("", std::make_shared<PlxValue>(std::move(element)));
+    v.children_.emplace_back("",
+                             std::make_shared<PlxValue>(std::move(element)));
   return v;
 }
 
@@ -130,7 +131,8 @@ private:
       std::vector<std::pair<std::string, std::shared_ptr<const PlxValue>>>;
 
   SourceLocation here(size_t length) const {
-    return {fileId_, line_, col_, static_cast<uint32_t>(std::max<size_t>(1, length))};
+    return {fileId_, line_, col_,
+            static_cast<uint32_t>(std::max<size_t>(1, length))};
   }
 
   void emit(const std::string &s) {
@@ -147,8 +149,7 @@ private:
 
   void indent(int depth) { emit(std::string(2 * depth, ' ')); }
 
-  Block block(const Fields &fields, const std::vector<bool> *sugar,
-              int depth) {
+  Block block(const Fields &fields, const std::vector<bool> *sugar, int depth) {
     Block b;
     b.loc = here(1);
     emit("{\n");
@@ -267,8 +268,9 @@ private:
 Program SpecBuilder::build(SourceManager &sources) const {
   // Render once to learn the text, then register the buffer and render again
   // with its id so that every location names it.
-  std::string bufferName =
-      (std::filesystem::path(baseDir_) / "<builder>").lexically_normal().string();
+  std::string bufferName = (std::filesystem::path(baseDir_) / "<builder>")
+                               .lexically_normal()
+                               .string();
   uint32_t fileId = sources.addBuffer(bufferName, render());
   SpecRenderer renderer(fileId);
   Program program;

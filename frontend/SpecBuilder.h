@@ -102,7 +102,8 @@ public:
 
 private:
   std::string baseDir_;
-  std::vector<std::tuple<std::string, std::string, std::unique_ptr<BlockBuilder>>>
+  std::vector<
+      std::tuple<std::string, std::string, std::unique_ptr<BlockBuilder>>>
       decls_;
 };
 

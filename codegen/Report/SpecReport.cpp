@@ -75,8 +75,7 @@ static json modelJson(plx::ModelOp model) {
   }
   j["mtp_layers"] = s.mtpLayers;
   j["dtype"] = dtypeName(s.dtype);
-  j["weight_bytes"] =
-      cost::totalParameters(s) * cost::bytesPerElement(s.dtype);
+  j["weight_bytes"] = cost::totalParameters(s) * cost::bytesPerElement(s.dtype);
   return j;
 }
 
@@ -97,8 +96,8 @@ static json datasetJson(plx::DatasetOp data) {
       })
       .Case([&](plx::HistogramAttr a) {
         j["source"] = "histogram";
-        j["bounds"] = std::vector<int64_t>(a.getBounds().begin(),
-                                           a.getBounds().end());
+        j["bounds"] =
+            std::vector<int64_t>(a.getBounds().begin(), a.getBounds().end());
         std::vector<double> weights;
         for (plx::Real w : a.getWeights())
           weights.push_back(w);
@@ -198,7 +197,8 @@ json report::specReportJson(ModuleOp module) {
       j["batch"] = train.getBatch();
       j["steps"] = train.getSteps();
       j["seed"] = train.getSeed();
-      j["model"] = modelJson(lookup<plx::ModelOp>(module, train.getModelAttr()));
+      j["model"] =
+          modelJson(lookup<plx::ModelOp>(module, train.getModelAttr()));
       j["data"] =
           datasetJson(lookup<plx::DatasetOp>(module, train.getDataAttr()));
       j["fabric"] =
@@ -209,7 +209,8 @@ json report::specReportJson(ModuleOp module) {
       j["name"] = serve.getSymName().str();
       j["kind"] = "serve";
       j["seed"] = serve.getSeed();
-      j["model"] = modelJson(lookup<plx::ModelOp>(module, serve.getModelAttr()));
+      j["model"] =
+          modelJson(lookup<plx::ModelOp>(module, serve.getModelAttr()));
       j["workload"] = workloadJson(
           lookup<plx::WorkloadOp>(module, serve.getWorkloadAttr()));
       j["fabric"] =
@@ -261,21 +262,19 @@ void report::printSpecReport(ModuleOp module, std::ostream &os) {
     } else {
       const json &w = job["workload"];
       os << "  workload " << w["name"].get<std::string>() << ": "
-         << w["source"].get<std::string>() << ", "
-         << w["tasks"].get<int64_t>() << " tasks, concurrency "
-         << w["concurrency"].get<int64_t>() << "\n";
+         << w["source"].get<std::string>() << ", " << w["tasks"].get<int64_t>()
+         << " tasks, concurrency " << w["concurrency"].get<int64_t>() << "\n";
     }
     os << "  fabric   " << f["name"].get<std::string>() << ": "
        << f["chips"].get<int64_t>() << " x " << f["chip"].get<std::string>()
        << " (" << f["nodes"].get<int64_t>() << " nodes x "
        << f["chips_per_node"].get<int64_t>() << "), "
-       << formatDecimal(f["chip_memory_bytes"].get<double>(), "B")
-       << " and "
+       << formatDecimal(f["chip_memory_bytes"].get<double>(), "B") << " and "
        << formatDecimal(f["chip_bf16_flops"].get<double>(), "FLOP/s")
        << " bf16 per chip, topology "
        << f["topology"]["kind"].get<std::string>() << " at "
-       << formatDecimal(f["topology"]["link_bandwidth_bytes_per_s"].get<double>(),
-                        "B/s")
+       << formatDecimal(
+              f["topology"]["link_bandwidth_bytes_per_s"].get<double>(), "B/s")
        << " per link\n";
   }
 }

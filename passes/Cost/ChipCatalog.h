@@ -19,12 +19,12 @@ namespace plexus::cost {
 /// Peak figures of one accelerator (or CPU socket). Units are base SI units:
 /// FLOP/s, bytes, bytes/s. A figure of 0 means "not supported" (FP8 on A100).
 struct ChipSpec {
-  std::string name;         // catalog key as written in .plx, e.g. "H100"
-  std::string displayName;  // e.g. "NVIDIA H100 SXM5 80GB"
-  double bf16Flops = 0;     // dense BF16 tensor FLOP/s (no sparsity)
-  double fp8Flops = 0;      // dense FP8 tensor FLOP/s, 0 when unsupported
-  int64_t hbmBytes = 0;     // device memory capacity in bytes
-  double hbmBandwidth = 0;  // device memory bandwidth, bytes/s
+  std::string name;           // catalog key as written in .plx, e.g. "H100"
+  std::string displayName;    // e.g. "NVIDIA H100 SXM5 80GB"
+  double bf16Flops = 0;       // dense BF16 tensor FLOP/s (no sparsity)
+  double fp8Flops = 0;        // dense FP8 tensor FLOP/s, 0 when unsupported
+  int64_t hbmBytes = 0;       // device memory capacity in bytes
+  double hbmBandwidth = 0;    // device memory bandwidth, bytes/s
   double nvlinkBandwidth = 0; // per-chip NVLink bandwidth, bytes/s, both
                               // directions summed (NVIDIA's convention)
 };

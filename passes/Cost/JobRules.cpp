@@ -152,7 +152,8 @@ std::vector<JobProblem> checkTrainJob(const TransformerShape &model,
     report("memory_limit", "memory_limit (" + num(d.memoryLimitBytes) +
                                " bytes) must not be negative");
   } else if (d.memoryLimitBytes > chip.hbmBytes) {
-    report("memory_limit", "memory_limit (" + gigabytes(double(d.memoryLimitBytes)) +
+    report("memory_limit", "memory_limit (" +
+                               gigabytes(double(d.memoryLimitBytes)) +
                                ") exceeds the HBM of " + chip.name + " (" +
                                gigabytes(double(chip.hbmBytes)) + ")");
   }
@@ -215,8 +216,9 @@ std::vector<JobProblem> checkTrainJob(const TransformerShape &model,
       if (d.zero >= 1)
         sharding += " over " + num(dataParallel) + " data-parallel ranks";
       std::string against =
-          explicitLimit ? "the " + gigabytes(double(limit)) + " memory_limit"
-                        : "the " + gigabytes(double(limit)) + " HBM of " + chip.name;
+          explicitLimit
+              ? "the " + gigabytes(double(limit)) + " memory_limit"
+              : "the " + gigabytes(double(limit)) + " HBM of " + chip.name;
       std::string hint = d.zero < 3 ? "raise tp or use zero = 3"
                                     : "raise tp or use more chips";
       report(explicitLimit ? "memory_limit" : "model",
@@ -285,17 +287,18 @@ std::vector<JobProblem> checkServeJob(const TransformerShape &model,
     double usable = d.memoryUtilization * double(chip.hbmBytes);
     char share[160];
     std::snprintf(share, sizeof(share), "%g%% of the %s HBM of %s (%s)",
-                  d.memoryUtilization * 100, gigabytes(double(chip.hbmBytes)).c_str(),
-                  chip.name.c_str(), gigabytes(usable).c_str());
+                  d.memoryUtilization * 100,
+                  gigabytes(double(chip.hbmBytes)).c_str(), chip.name.c_str(),
+                  gigabytes(usable).c_str());
     int64_t layerBytes = layerResidentBytes(model, /*training=*/false, d.ep);
     if (double(layerBytes) > usable) {
       std::string hint = model.isMoE()
                              ? "raise ep"
                              : "use a chip with more memory or a smaller dtype";
       report(model.isMoE() ? "ep" : "model",
-             "the largest layer's weights need " + gigabytes(double(layerBytes)) +
-                 " per chip (ep = " + num(d.ep) + "), more than " + share +
-                 "; " + hint);
+             "the largest layer's weights need " +
+                 gigabytes(double(layerBytes)) + " per chip (ep = " +
+                 num(d.ep) + "), more than " + share + "; " + hint);
     } else {
       // Approximation: every weight is spread over pp * ep chips, although
       // attention and dense layers are replicated across the EP group.

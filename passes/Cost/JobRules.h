@@ -1,4 +1,5 @@
-//===- JobRules.h - Whether a job's strategy fits model and fabric -*- C++ -*-===//
+//===- JobRules.h - Whether a job's strategy fits model and fabric -*- C++
+//-*-===//
 //
 // Cross-declaration rules of train and serve jobs: degrees that must divide
 // heads, experts or the chip count, and whether one layer can be held on one
@@ -28,11 +29,11 @@ struct JobProblem {
 };
 
 struct TrainDegrees {
-  int64_t sp = 1;    // static Ulysses degree; 0 when the planner chooses
-  int64_t pp = 1;    // static pipeline degree; 0 when the planner chooses
+  int64_t sp = 1; // static Ulysses degree; 0 when the planner chooses
+  int64_t pp = 1; // static pipeline degree; 0 when the planner chooses
   int64_t tp = 1;
   int64_t cp = 1;
-  int64_t zero = 3;  // ZeRO stage 0..3
+  int64_t zero = 3;             // ZeRO stage 0..3
   int64_t memoryLimitBytes = 0; // usable bytes per chip; 0 = chip's HBM
 };
 

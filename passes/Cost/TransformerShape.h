@@ -23,15 +23,15 @@ enum class MlpKind { SwiGLU, GeLU };
 int64_t bytesPerElement(DType dtype);
 
 struct TransformerShape {
-  int64_t layers = 0;        // decoder layers (dense + MoE), MTP excluded
-  int64_t hidden = 0;        // model width h
-  int64_t heads = 0;         // query heads
-  int64_t kvHeads = 0;       // key/value heads (GQA); == heads for MHA
-  int64_t headDim = 0;       // per-head width; usually hidden / heads.
-                             // 0 = not given: derived as hidden / heads
-                             // (see effectiveHeadDim)
-  int64_t ffn = 0;           // dense MLP intermediate width
-  int64_t vocab = 0;         // vocabulary size
+  int64_t layers = 0;  // decoder layers (dense + MoE), MTP excluded
+  int64_t hidden = 0;  // model width h
+  int64_t heads = 0;   // query heads
+  int64_t kvHeads = 0; // key/value heads (GQA); == heads for MHA
+  int64_t headDim = 0; // per-head width; usually hidden / heads.
+                       // 0 = not given: derived as hidden / heads
+                       // (see effectiveHeadDim)
+  int64_t ffn = 0;     // dense MLP intermediate width
+  int64_t vocab = 0;   // vocabulary size
   MlpKind mlp = MlpKind::SwiGLU;
   bool tiedEmbeddings = false;
   // MoE (experts == 0 means dense).

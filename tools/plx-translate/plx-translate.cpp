@@ -26,9 +26,8 @@ static void registerImportPlx() {
             sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
         std::string name = buffer->getBufferIdentifier().str();
         mlir::OwningOpRef<mlir::ModuleOp> module =
-            plexus::frontend::importPlxText(*context, name,
-                                            buffer->getBuffer().str(),
-                                            std::cerr);
+            plexus::frontend::importPlxText(
+                *context, name, buffer->getBuffer().str(), std::cerr);
         if (!module)
           return nullptr;
         return mlir::OwningOpRef<mlir::Operation *>(module.release());

@@ -50,14 +50,15 @@ cl::opt<ReportFormat> reportFormat(
                clEnumValN(ReportFormat::Json, "json", "one JSON object")),
     cl::cat(plxcCategory));
 
-cl::opt<std::string> outputDir("o", cl::desc("Write spec.mlir and report.json "
-                                             "into this directory"),
+cl::opt<std::string> outputDir("o",
+                               cl::desc("Write spec.mlir and report.json "
+                                        "into this directory"),
                                cl::value_desc("dir"), cl::cat(plxcCategory));
 
-cl::opt<unsigned> errorLimit(
-    "error-limit",
-    cl::desc("Stop showing errors after this many (0: show all)"),
-    cl::init(20), cl::cat(plxcCategory));
+cl::opt<unsigned>
+    errorLimit("error-limit",
+               cl::desc("Stop showing errors after this many (0: show all)"),
+               cl::init(20), cl::cat(plxcCategory));
 
 cl::opt<bool> printLocations("print-locations",
                              cl::desc("Print .plx locations with --emit=spec"),
@@ -116,9 +117,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   plexus::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      plexus::frontend::importPlxFile(context, inputFile, std::cerr,
-                                      errorLimit);
+  mlir::OwningOpRef<mlir::ModuleOp> module = plexus::frontend::importPlxFile(
+      context, inputFile, std::cerr, errorLimit);
   if (!module)
     return 1;
 

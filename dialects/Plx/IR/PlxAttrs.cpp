@@ -78,15 +78,16 @@ plexus::cost::TransformerShape TransformerAttr::toShape() const {
                    getMtpLayers(), getDtype());
 }
 
-LogicalResult TransformerAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, int64_t layers,
-    int64_t hidden, int64_t heads, int64_t kvHeads, int64_t headDim,
-    int64_t ffn, int64_t vocab, MlpKind mlp, bool tied, int64_t experts,
-    int64_t topK, int64_t shared, int64_t moeFfn, int64_t denseLayers,
-    int64_t mtpLayers, DType dtype) {
-  auto shape = makeShape(layers, hidden, heads, kvHeads, headDim, ffn, vocab,
-                         mlp, tied, experts, topK, shared, moeFfn, denseLayers,
-                         mtpLayers, dtype);
+LogicalResult
+TransformerAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        int64_t layers, int64_t hidden, int64_t heads,
+                        int64_t kvHeads, int64_t headDim, int64_t ffn,
+                        int64_t vocab, MlpKind mlp, bool tied, int64_t experts,
+                        int64_t topK, int64_t shared, int64_t moeFfn,
+                        int64_t denseLayers, int64_t mtpLayers, DType dtype) {
+  auto shape =
+      makeShape(layers, hidden, heads, kvHeads, headDim, ffn, vocab, mlp, tied,
+                experts, topK, shared, moeFfn, denseLayers, mtpLayers, dtype);
   auto problems = plexus::cost::checkTransformerShape(shape);
   if (problems.empty())
     return success();
@@ -97,8 +98,9 @@ LogicalResult TransformerAttr::verify(
 // Length distributions
 //===----------------------------------------------------------------------===//
 
-LogicalResult LognormalAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    Real mu, Real sigma) {
+LogicalResult
+LognormalAttr::verify(function_ref<InFlightDiagnostic()> emitError, Real mu,
+                      Real sigma) {
   if (!std::isfinite(mu.value) || !std::isfinite(sigma.value))
     return emitError() << "lognormal mu and sigma must be finite";
   if (sigma <= 0)
@@ -110,9 +112,9 @@ LogicalResult LognormalAttr::verify(function_ref<InFlightDiagnostic()> emitError
   return success();
 }
 
-LogicalResult HistogramAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    ArrayRef<int64_t> bounds,
-                                    ArrayRef<Real> weights) {
+LogicalResult
+HistogramAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ArrayRef<int64_t> bounds, ArrayRef<Real> weights) {
   if (bounds.empty())
     return emitError() << "histogram needs at least one bin";
   if (bounds.size() != weights.size())
@@ -135,9 +137,9 @@ LogicalResult HistogramAttr::verify(function_ref<InFlightDiagnostic()> emitError
   return success();
 }
 
-LogicalResult LengthsFileAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, StringRef path,
-    int64_t count, int64_t max) {
+LogicalResult
+LengthsFileAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        StringRef path, int64_t count, int64_t max) {
   if (path.empty())
     return emitError() << "lengths file path is empty";
   if (count <= 0)
@@ -151,9 +153,9 @@ LogicalResult LengthsFileAttr::verify(
 // Workloads
 //===----------------------------------------------------------------------===//
 
-LogicalResult TrajectoriesAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, StringRef path,
-    int64_t tasks, int64_t concurrency) {
+LogicalResult
+TrajectoriesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         StringRef path, int64_t tasks, int64_t concurrency) {
   if (path.empty())
     return emitError() << "trajectories path is empty";
   if (tasks <= 0)
@@ -166,8 +168,7 @@ LogicalResult TrajectoriesAttr::verify(
 LogicalResult SyntheticAgentAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, AgentPreset preset,
     int64_t tasks, int64_t concurrency, int64_t turns, int64_t prompt,
-    int64_t newTokens, int64_t outputTokens, Real toolLatency,
-    int64_t maxLen) {
+    int64_t newTokens, int64_t outputTokens, Real toolLatency, int64_t maxLen) {
   if (tasks <= 0 || concurrency <= 0 || turns <= 0)
     return emitError() << "tasks, concurrency and turns must be positive";
   if (prompt <= 0 || newTokens <= 0 || outputTokens <= 0)
@@ -187,8 +188,8 @@ LogicalResult SyntheticAgentAttr::verify(
 //===----------------------------------------------------------------------===//
 
 LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                               StringRef name, Real bf16, Real fp8,
-                               int64_t hbm, Real hbmBw, Real nvlink) {
+                               StringRef name, Real bf16, Real fp8, int64_t hbm,
+                               Real hbmBw, Real nvlink) {
   if (name.empty())
     return emitError() << "chip needs a name";
   if (!(bf16 > 0))

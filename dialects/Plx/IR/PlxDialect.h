@@ -10,14 +10,14 @@
 #include "passes/Cost/TransformerShape.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
-#include "llvm/ADT/bit.h"
-#include "llvm/ADT/Hashing.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/bit.h"
 
 namespace plexus::plx {
 /// A double attribute parameter. LLVM has no hash for double, so attribute

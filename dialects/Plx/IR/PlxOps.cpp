@@ -25,8 +25,8 @@ static ParseResult parseEnumKeyword(OpAsmParser &parser, AttrT &attr,
     return failure();
   auto value = symbolize(keyword);
   if (!value)
-    return parser.emitError(loc) << "unknown " << what << " '" << keyword
-                                 << "'";
+    return parser.emitError(loc)
+           << "unknown " << what << " '" << keyword << "'";
   attr = AttrT::get(parser.getContext(), *value);
   return success();
 }
@@ -43,7 +43,7 @@ static void printOverlong(OpAsmPrinter &printer, Operation *,
 static ParseResult parseIntraNode(OpAsmParser &parser, IntraNodeAttr &attr) {
   return parseEnumKeyword(
       parser, attr, [](StringRef k) { return symbolizeIntraNode(k); },
-                          "intra-node interconnect");
+      "intra-node interconnect");
 }
 static void printIntraNode(OpAsmPrinter &printer, Operation *,
                            IntraNodeAttr attr) {
@@ -129,8 +129,8 @@ LogicalResult FabricOp::verify() {
 
 template <typename OpT>
 static OpT lookupAs(Operation *user, SymbolTableCollection &symbolTable,
-                    FlatSymbolRefAttr ref, StringRef field,
-                    StringRef expected, bool &failed) {
+                    FlatSymbolRefAttr ref, StringRef field, StringRef expected,
+                    bool &failed) {
   Operation *target = symbolTable.lookupNearestSymbolFrom(user, ref);
   if (!target) {
     user->emitOpError() << field << " '" << ref.getValue()
@@ -183,9 +183,9 @@ LogicalResult TrainOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   degrees.cp = s.getCp();
   degrees.zero = s.getZero();
   degrees.memoryLimitBytes = s.getMemoryLimit();
-  auto problems = plexus::cost::checkTrainJob(
-      model.getShape().toShape(), fabric.getChip().toChipSpec(),
-      fabric.getChips(), degrees);
+  auto problems = plexus::cost::checkTrainJob(model.getShape().toShape(),
+                                              fabric.getChip().toChipSpec(),
+                                              fabric.getChips(), degrees);
   if (!problems.empty())
     return emitOpError() << problems.front().message;
   return success();
@@ -215,9 +215,9 @@ LogicalResult ServeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   degrees.pp = s.getPp();
   degrees.ep = s.getEp();
   degrees.memoryUtilization = s.getMemoryUtilization();
-  auto problems = plexus::cost::checkServeJob(
-      model.getShape().toShape(), fabric.getChip().toChipSpec(),
-      fabric.getChips(), degrees);
+  auto problems = plexus::cost::checkServeJob(model.getShape().toShape(),
+                                              fabric.getChip().toChipSpec(),
+                                              fabric.getChips(), degrees);
   if (!problems.empty())
     return emitOpError() << problems.front().message;
   return success();

@@ -1,6 +1,6 @@
 //===- SemaTest.cpp - Semantic checks and resolution of .plx specs --------===//
-#include "frontend/Parser.h"
 #include "frontend/Sema.h"
+#include "frontend/Parser.h"
 
 #include <gtest/gtest.h>
 
@@ -55,13 +55,14 @@ TEST(Sema, ResolvesUnitsToBaseUnits) {
 }
 
 TEST(Sema, FillsDefaultsAndDerivedFields) {
-  Analyzed a = analyze(std::string(kBase) +
-                       "train t { model = m; data = d; fabric = f; batch = 8; }");
+  Analyzed a =
+      analyze(std::string(kBase) +
+              "train t { model = m; data = d; fabric = f; batch = 8; }");
   ASSERT_TRUE(a.spec) << a.errors;
   const ModelSpec &m = a.spec->models[0];
-  EXPECT_EQ(m.shape.kvHeads, 4);   // defaults to heads
-  EXPECT_EQ(m.shape.headDim, 64);  // hidden / heads
-  EXPECT_EQ(m.shape.ffn, 1024);    // 1Ki
+  EXPECT_EQ(m.shape.kvHeads, 4);  // defaults to heads
+  EXPECT_EQ(m.shape.headDim, 64); // hidden / heads
+  EXPECT_EQ(m.shape.ffn, 1024);   // 1Ki
   const TrainSpec &t = a.spec->trains[0];
   EXPECT_EQ(t.steps, 1);
   EXPECT_EQ(t.zero, 3);
@@ -75,8 +76,8 @@ TEST(Sema, ChipOverridesKeepCatalogFiguresOtherwise) {
   ASSERT_TRUE(a.spec) << a.errors;
   const cost::ChipSpec &chip = a.spec->fabrics[0].chip;
   EXPECT_EQ(chip.name, "H100 (modified: hbm)");
-  EXPECT_EQ(chip.hbmBytes, 30'000'000'000);  // overridden
-  EXPECT_EQ(chip.bf16Flops, 989e12);         // from the catalog
+  EXPECT_EQ(chip.hbmBytes, 30'000'000'000); // overridden
+  EXPECT_EQ(chip.bf16Flops, 989e12);        // from the catalog
   // Intra-node bandwidth defaults to the chip's NVLink figure per direction:
   // 900 GB/s both ways is 450 GB/s each way.
   EXPECT_EQ(a.spec->fabrics[0].intraNodeBandwidth, 450e9);
@@ -96,8 +97,9 @@ TEST(Sema, StrategyModes) {
 }
 
 TEST(Sema, DeclarationsMayReferToLaterOnesAndKeepSourceOrder) {
-  Analyzed a = analyze("train t { model = m; data = d; fabric = f; batch = 1; }" +
-                       std::string(kBase));
+  Analyzed a =
+      analyze("train t { model = m; data = d; fabric = f; batch = 1; }" +
+              std::string(kBase));
   ASSERT_TRUE(a.spec) << a.errors;
   ASSERT_EQ(a.spec->order.size(), 4u);
   EXPECT_EQ(a.spec->order.front().first, Spec::Kind::Train);
@@ -126,8 +128,9 @@ fabric f { chip = H1OO; nodes = 2; chips_per_node = 4;
 }
 
 TEST(Sema, WrongKindReferenceGetsANoteAtTheDeclaration) {
-  Analyzed a = analyze(std::string(kBase) +
-                       "train t { model = d; data = d; fabric = f; batch = 1; }");
+  Analyzed a =
+      analyze(std::string(kBase) +
+              "train t { model = d; data = d; fabric = f; batch = 1; }");
   EXPECT_FALSE(a.spec);
   EXPECT_NE(a.errors.find("error: 'd' is a dataset, but field 'model' needs a "
                           "model"),

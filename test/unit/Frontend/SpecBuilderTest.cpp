@@ -1,9 +1,9 @@
 //===- SpecBuilderTest.cpp - The C++ builder gives the same IR as text ----===//
+#include "frontend/SpecBuilder.h"
 #include "dialects/Registration.h"
 #include "frontend/MLIRGen.h"
 #include "frontend/Parser.h"
 #include "frontend/Sema.h"
-#include "frontend/SpecBuilder.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -47,12 +47,12 @@ SpecBuilder flexspThroughBuilder() {
       .set("chips", 64)
       .set("intra_node", PlxValue::name("nvswitch"))
       .set("topology",
-           PlxValue::named("fat_tree",
-                           BlockBuilder()
-                               .set("radix", 16)
-                               .set("tiers", 2)
-                               .set("link", PlxValue::quantity(int64_t(400),
-                                                               "Gb/s"))));
+           PlxValue::named(
+               "fat_tree",
+               BlockBuilder()
+                   .set("radix", 16)
+                   .set("tiers", 2)
+                   .set("link", PlxValue::quantity(int64_t(400), "Gb/s"))));
   b.declare("train", "flexsp")
       .set("model", PlxValue::name("gpt7b"))
       .set("data", PlxValue::name("wikipedia"))
@@ -95,8 +95,9 @@ TEST(SpecBuilder, BuildsTheSameIrAsTheExampleText) {
 
 TEST(SpecBuilder, RendersReadablePlx) {
   SpecBuilder b;
-  b.declare("model", "m").set("layers", 2).set("hidden",
-                                               PlxValue::quantity(1.5, "Ki"));
+  b.declare("model", "m")
+      .set("layers", 2)
+      .set("hidden", PlxValue::quantity(1.5, "Ki"));
   EXPECT_EQ(b.render(), "model m {\n  layers = 2;\n  hidden = 1.5 Ki;\n}\n\n");
 }
 
