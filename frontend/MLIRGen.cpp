@@ -120,6 +120,20 @@ private:
                                      source);
   }
 
+  plx::FaultsAttr faultsAttr(const fabric::FabricFaults &faults) {
+    if (faults.empty())
+      return {};
+    SmallVector<int64_t> chips, links, ports;
+    for (const fabric::FailedChip &c : faults.chips)
+      chips.append({c.node, c.local});
+    for (const fabric::FailedLink &l : faults.links)
+      links.append({l.a, l.b});
+    for (const fabric::FailedPort &p : faults.ports)
+      ports.append({p.axis == fabric::RailAxis::Row ? 0 : 1, p.index, p.rail,
+                    p.position});
+    return plx::FaultsAttr::get(&context_, chips, links, ports);
+  }
+
   void emit(const FabricSpec &f) {
     auto chip = plx::ChipAttr::get(&context_, f.chip.name, f.chip.bf16Flops,
                                    f.chip.fp8Flops, f.chip.hbmBytes,
@@ -151,7 +165,7 @@ private:
         loc(f.loc), builder_.getStringAttr(f.name), chip, i64(f.nodes),
         i64(f.chipsPerNode), plx::IntraNodeAttr::get(&context_, intra),
         i64(static_cast<int64_t>(std::llround(f.intraNodeBandwidth))),
-        topology);
+        topology, faultsAttr(f.faults));
   }
 
   void emit(const TrainSpec &t) {

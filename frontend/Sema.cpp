@@ -1194,7 +1194,7 @@ private:
   void analyzeFabric(const Declaration &decl) {
     BlockReader r(decl.body, contextOf(decl), decl.nameLoc,
                   {"chip", "nodes", "chips_per_node", "chips", "intra_node",
-                   "intra_node_bw", "topology"},
+                   "intra_node_bw", "topology", "failed"},
                   diags_);
     FabricSpec f;
     f.name = decl.name;
@@ -1207,7 +1207,9 @@ private:
         r.real("intra_node_bw", false, Dimension::BytesPerSecond, 0.0, 1e15);
     bool chipOk = readChip(r, f);
     bool topoOk = readTopology(r, f);
-    if (r.failed() || !chipOk || !topoOk)
+    std::vector<SourceLocation> faultLocs[3]; // chips, links, ports
+    bool faultsOk = readFaults(r, f.faults, faultLocs);
+    if (r.failed() || !chipOk || !topoOk || !faultsOk)
       return;
     f.nodes = *nodes;
     f.chipsPerNode = *perNode;
@@ -1277,8 +1279,106 @@ private:
     }
     if (!problems.empty())
       return;
+    // Report in source order, whatever list an entry went to.
+    std::vector<std::pair<SourceLocation, std::string>> faultErrors;
+    for (const fabric::FaultProblem &p :
+         fabric::checkFaults(f.topology, f.nodes, f.chipsPerNode, f.faults)) {
+      int list = p.kind == "chip" ? 0 : p.kind == "link" ? 1 : 2;
+      faultErrors.emplace_back(faultLocs[list][p.index], p.message);
+    }
+    std::stable_sort(faultErrors.begin(), faultErrors.end(),
+                     [](const auto &x, const auto &y) {
+                       return std::tie(x.first.line, x.first.col) <
+                              std::tie(y.first.line, y.first.col);
+                     });
+    for (const auto &[loc, message] : faultErrors)
+      r.error(loc, message);
+    if (r.failed())
+      return;
     place(decl, Spec::Kind::Fabric, spec_.fabrics.size());
     spec_.fabrics.push_back(std::move(f));
+  }
+
+  /// `failed = [chip(node, local), link(a, b), port(row|col, index, rail,
+  /// position), ...]`; the location of each entry is kept for range errors.
+  bool readFaults(BlockReader &r, fabric::FabricFaults &faults,
+                  std::vector<SourceLocation> (&locs)[3]) {
+    const Field *field = r.get("failed");
+    if (!field)
+      return true;
+    const Value &list = *field->value;
+    if (list.kind != Value::Kind::List) {
+      r.error(list.loc, "field 'failed' expects a list such as [chip(3, 1), "
+                        "link(4, 5), port(row, 2, 0, 7)], got " +
+                            describe(list));
+      return false;
+    }
+    bool ok = true;
+    for (const auto &entry : list.elements) {
+      const Value &e = *entry;
+      size_t arity = e.name == "chip" || e.name == "link" ? 2
+                     : e.name == "port"                   ? 4
+                                                          : 0;
+      if (e.kind != Value::Kind::Call || arity == 0) {
+        r.error(e.loc, "a failed entry is chip(node, index), link(node, "
+                       "node) or port(row|col, index, rail, position), got " +
+                           describe(e));
+        ok = false;
+        continue;
+      }
+      if (e.args.size() != arity) {
+        r.error(e.loc, e.name + "(...) takes " + std::to_string(arity) +
+                           " arguments, got " + std::to_string(e.args.size()));
+        ok = false;
+        continue;
+      }
+      std::vector<int64_t> numbers;
+      bool entryOk = true;
+      for (size_t k = 0; k < arity; ++k) {
+        const Argument &arg = e.args[k];
+        if (!arg.key.empty()) {
+          r.error(arg.keyLoc, "arguments of " + e.name + "(...) are positional");
+          entryOk = false;
+          break;
+        }
+        if (e.name == "port" && k == 0) {
+          const Value &axis = *arg.value;
+          if (axis.kind != Value::Kind::Named || axis.block ||
+              (axis.name != "row" && axis.name != "col")) {
+            r.error(axis.loc, "the first argument of port(...) is 'row' or "
+                              "'col', got " +
+                                  describe(axis));
+            entryOk = false;
+            break;
+          }
+          numbers.push_back(axis.name == "row" ? 0 : 1);
+          continue;
+        }
+        auto n = r.integerValue(*arg.value, e.name + " argument", 0, kBig);
+        if (!n) {
+          entryOk = false;
+          break;
+        }
+        numbers.push_back(*n);
+      }
+      if (!entryOk) {
+        ok = false;
+        continue;
+      }
+      if (e.name == "chip") {
+        faults.chips.push_back({numbers[0], numbers[1]});
+        locs[0].push_back(e.loc);
+      } else if (e.name == "link") {
+        faults.links.push_back({numbers[0], numbers[1]});
+        locs[1].push_back(e.loc);
+      } else {
+        faults.ports.push_back({numbers[0] == 0 ? fabric::RailAxis::Row
+                                                : fabric::RailAxis::Col,
+                                numbers[1], numbers[2], numbers[3]});
+        locs[2].push_back(e.loc);
+      }
+    }
+    return ok;
   }
 
   bool readChip(BlockReader &outer, FabricSpec &f) {

@@ -11,6 +11,7 @@
 #include "frontend/Diagnostics.h"
 #include "passes/Cost/ChipCatalog.h"
 #include "passes/Cost/TransformerShape.h"
+#include "passes/Fabric/Faults.h"
 #include "passes/Fabric/TopologyShape.h"
 
 #include <cstdint>
@@ -62,6 +63,7 @@ struct FabricSpec {
   IntraNode intraNode = IntraNode::NVSwitch;
   double intraNodeBandwidth = 0; // bytes/s per chip
   fabric::TopologyShape topology;
+  fabric::FabricFaults faults; // the `failed = [...]` list
   int64_t chips() const { return nodes * chipsPerNode; }
 };
 

@@ -216,3 +216,108 @@ plexus::cost::ChipSpec ChipAttr::toChipSpec() const {
   chip.nvlinkBandwidth = getNvlinkBandwidth();
   return chip;
 }
+
+//===----------------------------------------------------------------------===//
+// FaultsAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult FaultsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<int64_t> chips,
+                                 ArrayRef<int64_t> links,
+                                 ArrayRef<int64_t> ports) {
+  if (chips.size() % 2 || links.size() % 2 || ports.size() % 4)
+    return emitError() << "faults hold (node, index) chips, node-pair links "
+                          "and 4-field ports";
+  for (ArrayRef<int64_t> list : {chips, links, ports})
+    for (int64_t v : list)
+      if (v < 0)
+        return emitError() << "fault fields must be non-negative, got " << v;
+  for (size_t i = 0; i < ports.size(); i += 4)
+    if (ports[i] > 1)
+      return emitError() << "port axis must be 0 (row) or 1 (col), got "
+                         << ports[i];
+  return success();
+}
+
+plexus::fabric::FabricFaults FaultsAttr::toFaults() const {
+  plexus::fabric::FabricFaults faults;
+  ArrayRef<int64_t> chips = getChips(), links = getLinks(), ports = getPorts();
+  for (size_t i = 0; i + 1 < chips.size(); i += 2)
+    faults.chips.push_back({chips[i], chips[i + 1]});
+  for (size_t i = 0; i + 1 < links.size(); i += 2)
+    faults.links.push_back({links[i], links[i + 1]});
+  for (size_t i = 0; i + 3 < ports.size(); i += 4)
+    faults.ports.push_back({ports[i] == 0 ? plexus::fabric::RailAxis::Row
+                                          : plexus::fabric::RailAxis::Col,
+                            ports[i + 1], ports[i + 2], ports[i + 3]});
+  return faults;
+}
+
+void FaultsAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  bool first = true;
+  auto separator = [&] {
+    if (!first)
+      printer << ", ";
+    first = false;
+  };
+  ArrayRef<int64_t> chips = getChips(), links = getLinks(), ports = getPorts();
+  for (size_t i = 0; i + 1 < chips.size(); i += 2) {
+    separator();
+    printer << "chip(" << chips[i] << ", " << chips[i + 1] << ")";
+  }
+  for (size_t i = 0; i + 1 < links.size(); i += 2) {
+    separator();
+    printer << "link(" << links[i] << ", " << links[i + 1] << ")";
+  }
+  for (size_t i = 0; i + 3 < ports.size(); i += 4) {
+    separator();
+    printer << "port(" << (ports[i] == 0 ? "row" : "col") << ", "
+            << ports[i + 1] << ", " << ports[i + 2] << ", " << ports[i + 3]
+            << ")";
+  }
+  printer << ">";
+}
+
+Attribute FaultsAttr::parse(AsmParser &parser, Type) {
+  SmallVector<int64_t> chips, links, ports;
+  auto parseEntry = [&]() -> ParseResult {
+    StringRef kind;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&kind) || parser.parseLParen())
+      return failure();
+    SmallVector<int64_t> *list = kind == "chip"   ? &chips
+                                 : kind == "link" ? &links
+                                 : kind == "port" ? &ports
+                                                  : nullptr;
+    if (!list)
+      return parser.emitError(loc, "expected chip, link or port, got '")
+             << kind << "'";
+    unsigned count = kind == "port" ? 4 : 2;
+    for (unsigned k = 0; k < count; ++k) {
+      if (k && parser.parseComma())
+        return failure();
+      if (kind == "port" && k == 0) {
+        StringRef axis;
+        SMLoc axisLoc = parser.getCurrentLocation();
+        if (parser.parseKeyword(&axis))
+          return failure();
+        if (axis != "row" && axis != "col")
+          return parser.emitError(axisLoc, "expected 'row' or 'col'");
+        list->push_back(axis == "row" ? 0 : 1);
+        continue;
+      }
+      int64_t value = 0;
+      if (parser.parseInteger(value))
+        return failure();
+      list->push_back(value);
+    }
+    return parser.parseRParen();
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
+                                     parseEntry))
+    return {};
+  return FaultsAttr::getChecked(
+      [&] { return parser.emitError(parser.getNameLoc()); },
+      parser.getContext(), chips, links, ports);
+}

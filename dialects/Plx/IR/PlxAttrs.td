@@ -169,6 +169,31 @@ def Plx_TorusAttr : Plx_Attr<"Torus", "torus"> {
       "`<` `dims` `=` `[` $dims `]` `,` `link_bandwidth` `=` $link_bandwidth `>`";
 }
 
+def Plx_FaultsAttr : Plx_Attr<"Faults", "faults"> {
+  let summary = "Failed chips, inter-node links and OCS ports of a fabric";
+  let description = [{
+    `chip(node, index)`, `link(node, node)`, and `port(row|col, index, rail,
+    position)`: the port of the OCS of rail `rail` of row (column) `index`
+    that faces the node at `position` along it. Placement and the circuit
+    table route around them.
+
+    ```mlir
+    #plx.faults<chip(3, 1), link(4, 5), port(row, 2, 0, 7)>
+    ```
+
+    Stored flattened: `chips` as (node, index) pairs, `links` as node pairs,
+    `ports` as (axis, index, rail, position) with axis 0 = row, 1 = col.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$chips,
+                        ArrayRefParameter<"int64_t">:$links,
+                        ArrayRefParameter<"int64_t">:$ports);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    ::plexus::fabric::FabricFaults toFaults() const;
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Strategies
 //===----------------------------------------------------------------------===//

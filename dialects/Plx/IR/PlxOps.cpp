@@ -116,10 +116,17 @@ LogicalResult FabricOp::verify() {
       (getIntraNodeBandwidth() == 0 && getChipsPerNode() > 1))
     return emitOpError("intra-node bandwidth must be positive with ")
            << getChipsPerNode() << " chips per node";
-  auto problems = plexus::fabric::checkTopologyShape(
-      topologyShapeOf(getTopology()), getNodes(), getChipsPerNode());
+  plexus::fabric::TopologyShape shape = topologyShapeOf(getTopology());
+  auto problems = plexus::fabric::checkTopologyShape(shape, getNodes(),
+                                                     getChipsPerNode());
   if (!problems.empty())
     return emitOpError() << problems.front().message;
+  if (auto failed = getFailedAttr()) {
+    auto faultProblems = plexus::fabric::checkFaults(
+        shape, getNodes(), getChipsPerNode(), failed.toFaults());
+    if (!faultProblems.empty())
+      return emitOpError() << faultProblems.front().message;
+  }
   return success();
 }
 

@@ -79,11 +79,12 @@ def Plx_FabricOp : Plx_Op<"fabric", [Symbol]> {
                        Plx_I64Attr:$nodes, Plx_I64Attr:$chips_per_node,
                        Plx_IntraNodeAttr:$intra_node,
                        Plx_I64Attr:$intra_node_bandwidth,
-                       Plx_TopologyAttr:$topology);
+                       Plx_TopologyAttr:$topology,
+                       OptionalAttr<Plx_FaultsAttr>:$failed);
   let assemblyFormat = [{
     $sym_name `chip` $chip `nodes` $nodes `x` $chips_per_node
     `intra_node` custom<IntraNode>($intra_node) $intra_node_bandwidth
-    `topology` $topology
+    `topology` $topology (`failed` $failed^)?
     attr-dict
   }];
   let hasVerifier = 1;

@@ -159,3 +159,13 @@ plx.model @m <layers = 4, hidden = 256, heads = 4, kv_heads = 4, head_dim = 64, 
 plx.fabric @f chip <name = "x", bf16_flops = 1.0e12, fp8_flops = 0.0, hbm_bytes = 1000000000, hbm_bandwidth = 1.0e11, nvlink_bandwidth = 0.0> nodes 1 x 1 intra_node nvswitch 0 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.0e9>
 // expected-error @below {{'plx.serve' op workload 'm' names a 'plx.model', expected a 'plx.workload'}}
 plx.serve @s model @m workload @m fabric @f seed 0 strategy <>
+
+// -----
+
+// expected-error @below {{failed chip: node 9 is outside [0, 9)}}
+plx.fabric @f chip <name = "x", bf16_flops = 1.0e12, fp8_flops = 0.0, hbm_bytes = 1000000000, hbm_bandwidth = 1.0e11, nvlink_bandwidth = 0.0> nodes 9 x 1 intra_node nvswitch 0 topology #plx.railx<rows = 3, cols = 3, rails = 1, link_bandwidth = 1.0e11> failed <chip(9, 0)>
+
+// -----
+
+// expected-error @below {{expected 'row' or 'col'}}
+plx.fabric @f chip <name = "x", bf16_flops = 1.0e12, fp8_flops = 0.0, hbm_bytes = 1000000000, hbm_bandwidth = 1.0e11, nvlink_bandwidth = 0.0> nodes 9 x 1 intra_node nvswitch 0 topology #plx.railx<rows = 3, cols = 3, rails = 1, link_bandwidth = 1.0e11> failed <port(diag, 0, 0, 0)>
