@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Registration.h"
+#include "passes/Placement/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -14,6 +15,7 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
+  plexus::placement::registerPlacementPasses();
 
   mlir::DialectRegistry registry;
   plexus::registerAllDialects(registry);

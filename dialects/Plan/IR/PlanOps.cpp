@@ -66,6 +66,38 @@ static void printDecimal(OpAsmPrinter &printer, Operation *, FloatAttr attr) {
   printer << formatDecimal(attr.getValueAsDouble());
 }
 
+//===----------------------------------------------------------------------===//
+// custom<ChipList>: a rank -> chip map as [(node, index), ...]
+//===----------------------------------------------------------------------===//
+
+/// Stored flattened (node0, index0, node1, index1, ...); printed as pairs.
+static ParseResult parseChipList(OpAsmParser &parser, DenseI64ArrayAttr &attr) {
+  SmallVector<int64_t> flat;
+  auto parsePair = [&]() -> ParseResult {
+    int64_t node = 0, index = 0;
+    if (parser.parseLParen() || parser.parseInteger(node) ||
+        parser.parseComma() || parser.parseInteger(index) ||
+        parser.parseRParen())
+      return failure();
+    flat.append({node, index});
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square,
+                                     parsePair))
+    return failure();
+  attr = parser.getBuilder().getDenseI64ArrayAttr(flat);
+  return success();
+}
+
+static void printChipList(OpAsmPrinter &printer, Operation *,
+                          DenseI64ArrayAttr attr) {
+  ArrayRef<int64_t> flat = attr.asArrayRef();
+  printer << "[";
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    printer << (i ? ", " : "") << "(" << flat[i] << ", " << flat[i + 1] << ")";
+  printer << "]";
+}
+
 #define GET_OP_CLASSES
 #include "dialects/Plan/IR/PlanOps.cpp.inc"
 

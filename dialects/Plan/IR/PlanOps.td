@@ -152,4 +152,6 @@ def Plan_SpGroupOp : Plan_Op<"sp_group", [HasParent<"MicrobatchOp">]> {
   let hasVerifier = 1;
 }
 
+include "dialects/Plan/IR/PlanPlacementOps.td"
+
 #endif // PLEXUS_PLAN_OPS_TD

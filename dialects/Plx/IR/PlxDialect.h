@@ -9,6 +9,7 @@
 #include "passes/Cost/ChipCatalog.h"
 #include "passes/Cost/TransformerShape.h"
 #include "passes/Fabric/Faults.h"
+#include "passes/Fabric/TopologyShape.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"

@@ -106,6 +106,16 @@ static plexus::fabric::TopologyShape topologyShapeOf(Attribute topology) {
   return t;
 }
 
+plexus::fabric::TopologyShape FabricOp::getTopologyShape() {
+  return topologyShapeOf(getTopology());
+}
+
+plexus::fabric::FabricFaults FabricOp::getFaults() {
+  if (auto failed = getFailedAttr())
+    return failed.toFaults();
+  return {};
+}
+
 LogicalResult FabricOp::verify() {
   if (getNodes() < 1)
     return emitOpError("needs at least one node, got ") << getNodes();

@@ -90,6 +90,10 @@ def Plx_FabricOp : Plx_Op<"fabric", [Symbol]> {
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     int64_t getChips() { return getNodes() * getChipsPerNode(); }
+    /// The topology as the plain C++ fabric library sees it.
+    ::plexus::fabric::TopologyShape getTopologyShape();
+    /// The failed parts (empty when the op has no `failed` list).
+    ::plexus::fabric::FabricFaults getFaults();
   }];
 }
 
