@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 DEMO_SPEC ?= examples/flexsp-gpt7b-wikipedia.plx
 MLIR_DIR ?= /usr/lib/llvm-19/lib/cmake/mlir
 
-.PHONY: all deps configure build demo test clean
+.PHONY: all deps configure build demo test bench clean
 
 all: build
 
@@ -26,6 +26,9 @@ demo: build
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	$(BUILD_DIR)/bin/bench-railx
 
 clean:
 	rm -rf $(BUILD_DIR)

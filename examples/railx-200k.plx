@@ -1,6 +1,9 @@
 // A RailX fabric of about 200K chips: 112 x 112 nodes of 16 B200 chips. Each
-// node has 144 optical rails per grid dimension at 800 Gb/s, so a chip injects
-// 2 x 144 x 100 GB/s / 16 = 1.8 TB/s into the inter-node network.
+// node sits on 72 optical rails per grid dimension at 800 Gb/s; every rail is
+// a ring, so a node has 2 circuits on it and a chip injects
+// 2 dimensions x 72 rails x 2 circuits x 100 GB/s / 16 = 1.8 TB/s (one
+// direction) into the inter-node network. Rows of 112 <= 2 x 72 + 1 nodes are
+// one-hop all-to-all, so the diameter is 2.
 
 model dense405b {
   layers = 126;
@@ -24,7 +27,7 @@ fabric railx200k {
   topology = railx {
     rows = 112;
     cols = 112;
-    rails = 144;
+    rails = 72;
     link = 800 Gb/s;
   };
 }

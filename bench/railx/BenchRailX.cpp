@@ -115,9 +115,9 @@ Timed timeBuildAndAnalyse(const RailXConfig &c) {
     t.ok = cmp.ok();
     t.chips = g.nodes * g.chipsPerNode;
   }
-  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            start)
-                  .count();
+  t.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   t.peakBytes = peakRssBytes();
   return t;
 }
@@ -151,19 +151,19 @@ void printDiameters() {
 }
 
 void printParts(const CostBreakdown &b, const char *indent) {
-  std::printf("%stransceivers  %13s x %-6s = %s\n", indent,
-              grouped(static_cast<double>(b.transceivers)).c_str(),
-              usd(b.transceivers ? b.transceiverUsd / b.transceivers : 0)
-                  .c_str(),
-              usd(b.transceiverUsd).c_str());
+  std::printf(
+      "%stransceivers  %13s x %-6s = %s\n", indent,
+      grouped(static_cast<double>(b.transceivers)).c_str(),
+      usd(b.transceivers ? b.transceiverUsd / b.transceivers : 0).c_str(),
+      usd(b.transceiverUsd).c_str());
   if (b.ocsPorts)
     std::printf("%sOCS ports     %13s x %-6s = %s  (%s OCS boxes)\n", indent,
                 grouped(static_cast<double>(b.ocsPorts)).c_str(),
                 usd(b.ocsUsd / b.ocsPorts).c_str(), usd(b.ocsUsd).c_str(),
                 grouped(static_cast<double>(b.ocsUnits)).c_str());
   if (b.switchPorts)
-    std::printf("%sswitch ports  %13s x %-6s = %s  (%s switch boxes)\n",
-                indent, grouped(static_cast<double>(b.switchPorts)).c_str(),
+    std::printf("%sswitch ports  %13s x %-6s = %s  (%s switch boxes)\n", indent,
+                grouped(static_cast<double>(b.switchPorts)).c_str(),
                 usd(b.switchUsd / b.switchPorts).c_str(),
                 usd(b.switchUsd).c_str(),
                 grouped(static_cast<double>(b.switchUnits)).c_str());
@@ -245,8 +245,8 @@ void printSensitivity(const FabricGraph &g) {
     std::printf("    %-44s %9s %9s %6lld %8.1f%% %8.1f%%\n", v.name,
                 usd(k.fabric.parts.totalUsd).c_str(),
                 usd(k.fatTree.cost.parts.totalUsd).c_str(),
-                static_cast<long long>(k.fatTree.tiers),
-                100 * k.injectionRatio, 100 * k.bisectionRatio);
+                static_cast<long long>(k.fatTree.tiers), 100 * k.injectionRatio,
+                100 * k.bisectionRatio);
   }
 }
 
@@ -266,11 +266,11 @@ bool printComparison(const RailXConfig &c) {
   }
   const FatTreeComparison &k = r.comparison;
   const FatTreeDesign &ft = k.fatTree;
-  std::printf("    railx %s at 800 Gb/s: %s chips, %.2f TB/s injection per "
-              "chip, diameter %lld\n",
-              config(c).c_str(), grouped(static_cast<double>(k.fabric.chips)).c_str(),
-              k.fabric.injectionPerChip / 1e12,
-              static_cast<long long>(g.diameter()));
+  std::printf(
+      "    railx %s at 800 Gb/s: %s chips, %.2f TB/s injection per "
+      "chip, diameter %lld\n",
+      config(c).c_str(), grouped(static_cast<double>(k.fabric.chips)).c_str(),
+      k.fabric.injectionPerChip / 1e12, static_cast<long long>(g.diameter()));
   printParts(k.fabric.parts, "      ");
   std::printf("    fat-tree: %lld planes x one %.0f Gb/s port per chip, "
               "radix %lld, %lld tiers, non-blocking\n",
@@ -278,8 +278,8 @@ bool printComparison(const RailXConfig &c) {
               static_cast<long long>(ft.radix),
               static_cast<long long>(ft.tiers));
   printParts(ft.cost.parts, "      ");
-  std::printf("    %-34s %14s %14s %8s %8s %s\n", "metric", "railx",
-              "fat-tree", "ratio", "claim", "met");
+  std::printf("    %-34s %14s %14s %8s %8s %s\n", "metric", "railx", "fat-tree",
+              "ratio", "claim", "met");
   std::printf("    %-34s %14.2f %14.2f\n", "injection per chip, TB/s",
               k.fabric.injectionPerChip / 1e12,
               ft.cost.injectionPerChip / 1e12);
@@ -302,8 +302,7 @@ void printTotals() {
   std::printf("    claim: about $1.3B for 200K chips at 1.8 TB/s per chip "
               "($6,500 per chip, $3.6 per GB/s)\n");
   std::printf("    %-54s %9s %10s %5s %8s %9s %7s %s\n", "fabric", "TB/s/chip",
-              "ports/chip", "diam", "total", "per chip", "$/GB/s",
-              "vs $1.3B");
+              "ports/chip", "diam", "total", "per chip", "$/GB/s", "vs $1.3B");
   struct Row {
     RailXConfig c;
     const char *reading;
@@ -324,8 +323,8 @@ void printTotals() {
       continue;
     const NetworkCost &n = r.cost;
     const double perChip = n.parts.totalUsd / static_cast<double>(n.chips);
-    const double ports =
-        static_cast<double>(n.parts.transceivers) / static_cast<double>(n.chips);
+    const double ports = static_cast<double>(n.parts.transceivers) /
+                         static_cast<double>(n.chips);
     std::string label = config(row.c) + " (" + row.reading + ")";
     std::printf("    %-54s %9.2f %10.0f %5lld %8s %9s %7.2f %6.2fx\n",
                 label.c_str(), n.injectionPerChip / 1e12, ports,
@@ -335,8 +334,7 @@ void printTotals() {
   }
   // The per-port price the claim implies, for both readings of 1.8 TB/s.
   PriceTable p;
-  const double perPort =
-      class800(p).transceiverUsd + p.ocsPortUsd + p.fibreUsd;
+  const double perPort = class800(p).transceiverUsd + p.ocsPortUsd + p.fibreUsd;
   const double chips = 112.0 * 112.0 * 16.0;
   std::printf("    each railx port costs %s here (800G transceiver + OCS port "
               "+ fibre); the claim implies\n",

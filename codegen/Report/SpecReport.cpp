@@ -1,6 +1,7 @@
 //===- SpecReport.cpp - What a checked spec declares, for people ----------===//
 #include "codegen/Report/SpecReport.h"
 
+#include "codegen/Report/FabricReport.h"
 #include "dialects/Plx/IR/PlxDialect.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -220,13 +221,47 @@ json report::specReportJson(ModuleOp module) {
   }
   json root;
   root["jobs"] = std::move(jobs);
+  // The network each fabric builds: diameter, bisection, cost.
+  json fabrics = json::array();
+  for (auto fabric : module.getOps<plx::FabricOp>())
+    fabrics.push_back(fabricAnalysisJson(fabric));
+  if (plx::FabricOp primary = primaryFabric(module))
+    root["fabric"] = fabricAnalysisJson(primary);
+  root["fabrics"] = std::move(fabrics);
   return root;
+}
+
+static void printFabricAnalysis(const json &f, std::ostream &os) {
+  os << "network " << f["name"].get<std::string>() << ": "
+     << f["topology"].get<std::string>() << ", " << f["chips"].get<int64_t>()
+     << " chips";
+  if (f.contains("error")) {
+    os << " (not analysed: " << f["error"].get<std::string>() << ")\n";
+    return;
+  }
+  os << ", diameter " << f["diameter_hops"].get<int64_t>()
+     << " inter-node hops, bisection "
+     << report::formatDecimal(f["bisection_bandwidth_bytes_per_s"].get<double>(),
+                              "B/s");
+  if (f.contains("cost_usd")) {
+    char ratio[128];
+    std::snprintf(ratio, sizeof(ratio),
+                  "; %.3g x / %.3g x a fat-tree's cost per injection / "
+                  "bisection bandwidth",
+                  f["fat_tree_ratio"]["injection"].get<double>(),
+                  f["fat_tree_ratio"]["bisection"].get<double>());
+    os << ", network cost $"
+       << report::formatDecimal(f["cost_usd"].get<double>(), "") << ratio;
+  }
+  os << "\n";
 }
 
 void report::printSpecReport(ModuleOp module, std::ostream &os) {
   json root = specReportJson(module);
   if (root["jobs"].empty()) {
     os << "The spec declares no train or serve job.\n";
+    for (const json &f : root["fabrics"])
+      printFabricAnalysis(f, os);
     return;
   }
   for (const json &job : root["jobs"]) {
@@ -277,4 +312,6 @@ void report::printSpecReport(ModuleOp module, std::ostream &os) {
               f["topology"]["link_bandwidth_bytes_per_s"].get<double>(), "B/s")
        << " per link\n";
   }
+  for (const json &f : root["fabrics"])
+    printFabricAnalysis(f, os);
 }

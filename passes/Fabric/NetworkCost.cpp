@@ -57,7 +57,8 @@ void price(CostBreakdown &b, const SpeedClassPrice &c,
   b.fibreUsd = static_cast<double>(b.fibres) * prices.fibreUsd;
   b.switchUsd = static_cast<double>(b.switchPorts) * c.switchPortUsd;
   b.nicUsd = static_cast<double>(b.nicPorts) * c.nicPortUsd;
-  b.totalUsd = b.transceiverUsd + b.ocsUsd + b.fibreUsd + b.switchUsd + b.nicUsd;
+  b.totalUsd =
+      b.transceiverUsd + b.ocsUsd + b.fibreUsd + b.switchUsd + b.nicUsd;
 }
 
 /// Link ends one node has on the rails of one RailX dimension: every
@@ -71,8 +72,8 @@ int64_t portsPerNode(const RailDimension &d) {
 
 /// OCS boxes for one dimension: `groups` rows (or columns) of `size` nodes,
 /// `rails` rails each, `ports` node ports per node on the dimension.
-int64_t ocsUnitsFor(int64_t groups, int64_t size, int64_t rails,
-                    int64_t ports, int64_t ocsRadix, const char *axis,
+int64_t ocsUnitsFor(int64_t groups, int64_t size, int64_t rails, int64_t ports,
+                    int64_t ocsRadix, const char *axis,
                     std::vector<std::string> &warnings) {
   if (ports == 0 || rails == 0)
     return 0;
@@ -94,11 +95,10 @@ void countRailX(const FabricGraph &g, CostBreakdown &b, int64_t ocsRadix,
   b.transceivers = g.nodes * perNode;
   b.ocsPorts = b.transceivers; // each transceiver's fibre lands on one port
   b.fibres = b.transceivers;
-  b.ocsUnits =
-      ocsUnitsFor(g.shape.rows, g.shape.cols, g.shape.rails, rowPorts,
-                  ocsRadix, "row", warnings) +
-      ocsUnitsFor(g.shape.cols, g.shape.rows, g.shape.rails, colPorts,
-                  ocsRadix, "column", warnings);
+  b.ocsUnits = ocsUnitsFor(g.shape.rows, g.shape.cols, g.shape.rails, rowPorts,
+                           ocsRadix, "row", warnings) +
+               ocsUnitsFor(g.shape.cols, g.shape.rows, g.shape.rails, colPorts,
+                           ocsRadix, "column", warnings);
 }
 
 void countTree(const FabricGraph &g, CostBreakdown &b) {
@@ -123,8 +123,7 @@ void countTorus(const FabricGraph &g, CostBreakdown &b) {
 
 /// Fills the per-bandwidth figures of `c` from its parts and bandwidths.
 void divide(NetworkCost &c) {
-  const double injection =
-      static_cast<double>(c.chips) * c.injectionPerChip;
+  const double injection = static_cast<double>(c.chips) * c.injectionPerChip;
   c.costPerInjection = injection > 0 ? c.parts.totalUsd / injection : 0;
   c.costPerBisection = c.bisection > 0 ? c.parts.totalUsd / c.bisection : 0;
   if (!(injection > 0))

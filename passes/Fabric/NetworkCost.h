@@ -25,11 +25,11 @@ namespace plexus::fabric {
 /// priced per port; the radix is the port count of one switch box at this
 /// rate, which sets the tiers of the equivalent fat-tree.
 struct SpeedClassPrice {
-  double gbps = 0;            ///< line rate, Gb/s per direction
-  double transceiverUsd = 0;  ///< one pluggable optical transceiver
-  double switchPortUsd = 0;   ///< one electrical packet-switch port
-  int64_t switchRadix = 0;    ///< ports of one electrical switch box
-  double nicPortUsd = 0;      ///< one NIC port (0: the chip drives optics)
+  double gbps = 0;           ///< line rate, Gb/s per direction
+  double transceiverUsd = 0; ///< one pluggable optical transceiver
+  double switchPortUsd = 0;  ///< one electrical packet-switch port
+  int64_t switchRadix = 0;   ///< ports of one electrical switch box
+  double nicPortUsd = 0;     ///< one NIC port (0: the chip drives optics)
 };
 
 /// The price table. Defaults are documented in docs/railx.md ("Network
@@ -102,9 +102,9 @@ CostResult networkCost(const FabricGraph &g, const PriceTable &prices);
 /// one port per chip, of switches with `radix` ports at `linkGbps`.
 struct FatTreeDesign {
   int64_t chips = 0;
-  int64_t planes = 0;  ///< ports per chip = ceil(injection / port rate)
+  int64_t planes = 0; ///< ports per chip = ceil(injection / port rate)
   int64_t radix = 0;
-  int64_t tiers = 0;   ///< smallest t with 2 (radix/2)^t >= chips
+  int64_t tiers = 0; ///< smallest t with 2 (radix/2)^t >= chips
   double linkGbps = 0;
   double linkBandwidth = 0; ///< bytes/s per port, one direction
   NetworkCost cost;
@@ -122,8 +122,7 @@ struct FatTreeResult {
 /// switch ports (2t-1)E, cables tE, transceivers 2tE; bisection
 /// planes * floor(E/2) * port rate.
 FatTreeResult equivalentFatTree(int64_t chips, double injectionPerChip,
-                                double linkBandwidth,
-                                const PriceTable &prices);
+                                double linkBandwidth, const PriceTable &prices);
 
 /// A fabric against its equivalent fat-tree.
 struct FatTreeComparison {

@@ -146,7 +146,8 @@ struct PlacePass : placement::impl::PlacePassBase<PlacePass> {
           fabricOp.getLoc(),
           e.axis == placement::OcsAxis::Row ? plan::RailAxis::row
                                             : plan::RailAxis::col,
-          e.index, e.rail, e.cycle);
+          e.index, e.rail, e.cycle,
+          b.getDenseI64ArrayAttr(e.portPermutation));
     return success();
   }
 };

@@ -6,7 +6,11 @@
 // intermediate form. With -o, also writes spec.mlir and report.json into DIR.
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/Report/FabricReport.h"
 #include "codegen/Report/SpecReport.h"
+#include "passes/Placement/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "dialects/Plx/IR/PlxDialect.h"
 #include "dialects/Registration.h"
 #include "frontend/AST.h"
 #include "frontend/MLIRGen.h"
@@ -30,7 +34,7 @@
 namespace cl = llvm::cl;
 
 namespace {
-enum class Emit { Report, Ast, Spec };
+enum class Emit { Report, Ast, Spec, Circuits, FabricDot };
 enum class ReportFormat { Text, Json };
 
 cl::OptionCategory plxcCategory("plxc options");
@@ -41,7 +45,11 @@ cl::opt<std::string> inputFile(cl::Positional, cl::desc("<spec.plx>"),
 cl::opt<Emit> emit(
     "emit", cl::desc("What to print"), cl::init(Emit::Report),
     cl::values(clEnumValN(Emit::Ast, "ast", "the syntax tree after imports"),
-               clEnumValN(Emit::Spec, "spec", "the checked spec as plx IR")),
+               clEnumValN(Emit::Spec, "spec", "the checked spec as plx IR"),
+               clEnumValN(Emit::Circuits, "circuits",
+                          "the RailX OCS circuit table as JSON"),
+               clEnumValN(Emit::FabricDot, "fabric-dot",
+                          "Graphviz of a small fabric")),
     cl::cat(plxcCategory));
 
 cl::opt<ReportFormat> reportFormat(
@@ -135,6 +143,37 @@ int main(int argc, char **argv) {
       return 1;
   }
 
+  if (emit == Emit::Circuits) {
+    // The circuit table is plx-place's decision: run the pass, print its
+    // plan.circuits.
+    mlir::PassManager pm(&context);
+    pm.addPass(plexus::placement::createPlacePass());
+    if (mlir::failed(pm.run(*module)))
+      return 1;
+    // One rail a line: a 200K-chip table stays greppable.
+    auto circuits = plexus::report::circuitsJson(*module);
+    std::cout << "[";
+    for (size_t i = 0; i < circuits.size(); ++i)
+      std::cout << (i ? ",\n " : "\n ") << circuits[i].dump();
+    std::cout << (circuits.empty() ? "]\n" : "\n]\n");
+    return 0;
+  }
+  if (emit == Emit::FabricDot) {
+    plexus::plx::FabricOp fabric = plexus::report::primaryFabric(*module);
+    if (!fabric) {
+      std::cerr << "plxc: error: --emit=fabric-dot needs one fabric (or a "
+                   "job naming one)\n";
+      return 1;
+    }
+    std::string error;
+    auto dot = plexus::report::fabricDot(fabric, /*maxNodes=*/256, error);
+    if (!dot) {
+      std::cerr << "plxc: error: " << error << "\n";
+      return 1;
+    }
+    std::cout << *dot;
+    return 0;
+  }
   if (emit == Emit::Spec) {
     std::cout << printModule(*module, printLocations);
     return 0;

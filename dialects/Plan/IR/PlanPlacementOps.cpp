@@ -128,5 +128,17 @@ LogicalResult CircuitOp::verify() {
   for (int64_t n : cycle)
     if (n < 0)
       return emitOpError("node ") << n << " is negative";
-  return checkUnique(*this, cycle, "cycle");
+  if (failed(checkUnique(*this, cycle, "cycle")))
+    return failure();
+  if (auto ports = getPorts()) {
+    // A switch configuration connects each port to exactly one port.
+    for (int64_t p : *ports)
+      if (p < 0 || p >= static_cast<int64_t>(ports->size()))
+        return emitOpError("port ")
+               << p << " is outside the switch's " << ports->size()
+               << " ports";
+    if (failed(checkUnique(*this, *ports, "ports")))
+      return emitOpError("ports must be a permutation");
+  }
+  return success();
 }

@@ -103,15 +103,19 @@ def Plan_CircuitOp : Plan_Op<"circuit", [HasParent<"CircuitsOp">]> {
     The OCS of rail `rail` of row (column) `index` connects the nodes of
     `cycle` into a ring in that order (node ids as the fabric numbers them).
     A node bypassed because of a failed port is left out of the ring.
+    `ports` is the switch's configuration: port p (the port facing the node
+    at position p along the row or column) is connected to port `ports[p]`;
+    an unused or bypassed port maps to itself.
 
     ```mlir
-    plan.circuit row 0 rail 1 cycle [0, 2, 1]
+    plan.circuit row 0 rail 1 cycle [0, 2, 1] ports [2, 0, 1]
     ```
   }];
   let arguments = (ins Plan_RailAxis:$axis, Plan_Int64Attr:$index,
-                       Plan_Int64Attr:$rail, DenseI64ArrayAttr:$cycle);
+                       Plan_Int64Attr:$rail, DenseI64ArrayAttr:$cycle,
+                       OptionalAttr<DenseI64ArrayAttr>:$ports);
   let assemblyFormat = [{
-    $axis $index `rail` $rail `cycle` $cycle attr-dict
+    $axis $index `rail` $rail `cycle` $cycle (`ports` $ports^)? attr-dict
   }];
   let hasVerifier = 1;
 }

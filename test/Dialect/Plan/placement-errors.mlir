@@ -93,3 +93,18 @@ plan.job @j fabric @f ranks 2 {
   // expected-error @below {{'plx.model' op is not a communicator; a plan.job holds only plan.comm_group ops}}
   plx.model @m <layers = 4, hidden = 256, heads = 4, kv_heads = 4, head_dim = 64, ffn = 1024, vocab = 100>
 }
+
+// -----
+
+plan.circuits @c {
+  // expected-error @below {{'plan.circuit' op port 3 is outside the switch's 3 ports}}
+  plan.circuit row 0 rail 0 cycle [0, 1, 2] ports [1, 2, 3]
+}
+
+// -----
+
+plan.circuits @c {
+  // expected-error @below {{'plan.circuit' op ports lists 1 twice}}
+  // expected-error @below {{'plan.circuit' op ports must be a permutation}}
+  plan.circuit row 0 rail 0 cycle [0, 1, 2] ports [1, 1, 0]
+}

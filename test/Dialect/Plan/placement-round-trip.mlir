@@ -20,9 +20,9 @@ plan.job @other fabric @cluster ranks 2 {
 }
 
 // CHECK-LABEL: plan.circuits @cluster_circuits {
-// CHECK-NEXT:    plan.circuit row 0 rail 1 cycle [0, 2, 1]
+// CHECK-NEXT:    plan.circuit row 0 rail 1 cycle [0, 2, 1] ports [2, 0, 1]
 // CHECK-NEXT:    plan.circuit col 2 rail 0 cycle [2, 5, 8]
 plan.circuits @cluster_circuits {
-  plan.circuit row 0 rail 1 cycle [0, 2, 1]
+  plan.circuit row 0 rail 1 cycle [0, 2, 1] ports [2, 0, 1]
   plan.circuit col 2 rail 0 cycle [2, 5, 8]
 }
