@@ -189,6 +189,7 @@ private:
                                   FlatSymbolRefAttr::get(&context_, t.model),
                                   FlatSymbolRefAttr::get(&context_, t.data),
                                   FlatSymbolRefAttr::get(&context_, t.fabric),
+                                  t.chips ? i64(t.chips) : IntegerAttr(),
                                   i64(t.batch), i64(t.steps), i64(t.seed),
                                   strategy);
   }
@@ -201,6 +202,7 @@ private:
                                   FlatSymbolRefAttr::get(&context_, s.model),
                                   FlatSymbolRefAttr::get(&context_, s.workload),
                                   FlatSymbolRefAttr::get(&context_, s.fabric),
+                                  s.chips ? i64(s.chips) : IntegerAttr(),
                                   i64(s.seed), strategy);
   }
 

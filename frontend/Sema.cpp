@@ -594,6 +594,7 @@ public:
       else if (decl.kind == "serve")
         analyzeServe(decl);
     }
+    checkFabricShares();
     if (diags_.errorCount() != before)
       return std::nullopt;
     // Source order.
@@ -1581,7 +1582,8 @@ private:
   void analyzeTrain(const Declaration &decl) {
     BlockReader r(
         decl.body, contextOf(decl), decl.nameLoc,
-        {"model", "data", "fabric", "batch", "steps", "seed", "strategy"},
+        {"model", "data", "fabric", "chips", "batch", "steps", "seed",
+         "strategy"},
         diags_);
     TrainSpec t;
     t.name = decl.name;
@@ -1592,6 +1594,7 @@ private:
     auto batch = r.integer("batch", true, 1, 1 << 30);
     auto steps = r.integer("steps", false, 1, 1 << 20);
     auto seed = r.integer("seed", false, 0, INT64_MAX);
+    auto jobChips = r.integer("chips", false, 1, kBig);
     static const Block empty;
     const Field *strategyField = r.get("strategy");
     const Block *strategy = &empty;
@@ -1661,7 +1664,11 @@ private:
     degrees.pp = t.pp == TrainSpec::Pp::Static ? t.ppDegree : 0;
     degrees.tp = t.tp, degrees.cp = t.cp, degrees.zero = t.zero;
     degrees.memoryLimitBytes = t.memoryLimit;
-    auto problems = cost::checkTrainJob(m->shape, f->chip, f->chips(), degrees);
+    if (!checkJobChips(r, jobChips, *f, *fab))
+      return;
+    t.chips = jobChips.value_or(0);
+    auto problems = cost::checkTrainJob(m->shape, f->chip,
+                                        jobChips.value_or(f->chips()), degrees);
     reportJobProblems(problems, r, s, decl, *model, *fab);
     if (!problems.empty())
       return;
@@ -1732,7 +1739,8 @@ private:
 
   void analyzeServe(const Declaration &decl) {
     BlockReader r(decl.body, contextOf(decl), decl.nameLoc,
-                  {"model", "workload", "fabric", "seed", "strategy"}, diags_);
+                  {"model", "workload", "fabric", "chips", "seed", "strategy"},
+                  diags_);
     ServeSpec sv;
     sv.name = decl.name;
     sv.loc = decl.nameLoc;
@@ -1740,6 +1748,7 @@ private:
     const Declaration *work = resolve(r, "workload", "workload");
     const Declaration *fab = resolve(r, "fabric", "fabric");
     auto seed = r.integer("seed", false, 0, INT64_MAX);
+    auto jobChips = r.integer("chips", false, 1, kBig);
     static const Block empty;
     const Field *strategyField = r.get("strategy");
     const Block *strategy = &empty;
@@ -1796,12 +1805,67 @@ private:
     cost::ServeDegrees degrees;
     degrees.pp = sv.pp, degrees.ep = sv.ep;
     degrees.memoryUtilization = sv.memoryUtilization;
-    auto problems = cost::checkServeJob(m->shape, f->chip, f->chips(), degrees);
+    if (!checkJobChips(r, jobChips, *f, *fab))
+      return;
+    sv.chips = jobChips.value_or(0);
+    auto problems = cost::checkServeJob(m->shape, f->chip,
+                                        jobChips.value_or(f->chips()), degrees);
     reportJobProblems(problems, r, s, decl, *model, *fab);
     if (!problems.empty())
       return;
     place(decl, Spec::Kind::Serve, spec_.serves.size());
     spec_.serves.push_back(std::move(sv));
+  }
+
+  /// A job's `chips` must fit its fabric.
+  bool checkJobChips(BlockReader &r, std::optional<int64_t> chips,
+                     const FabricSpec &f, const Declaration &fab) {
+    if (!chips || *chips <= f.chips())
+      return true;
+    Diagnostic &d = r.errorWithNotes(
+        r.valueLocOf("chips"), "the job asks for " + std::to_string(*chips) +
+                                   " chips, but fabric '" + f.name +
+                                   "' has " + std::to_string(f.chips()));
+    DiagnosticEngine::note(d, fab.nameLoc,
+                           "fabric '" + f.name + "' is declared here");
+    return false;
+  }
+
+  /// Jobs sharing a fabric get disjoint chips: together they must fit it.
+  void checkFabricShares() {
+    std::map<std::string, std::vector<std::pair<std::string, int64_t>>> users;
+    std::map<std::string, SourceLocation> firstJob;
+    auto add = [&](const std::string &fabricName, const std::string &job,
+                   int64_t chips, SourceLocation loc) {
+      users[fabricName].emplace_back(job, chips);
+      firstJob.emplace(fabricName, loc);
+    };
+    for (const TrainSpec &t : spec_.trains)
+      add(t.fabric, t.name, t.chips, t.loc);
+    for (const ServeSpec &sv : spec_.serves)
+      add(sv.fabric, sv.name, sv.chips, sv.loc);
+    for (const auto &[fabricName, jobs] : users) {
+      if (jobs.size() < 2)
+        continue;
+      const FabricSpec *f = findSpec(spec_.fabrics, fabricName);
+      int64_t need = 0;
+      std::string list;
+      for (const auto &[job, chips] : jobs) {
+        int64_t c = chips ? chips : f->chips();
+        need += c;
+        list += (list.empty() ? "" : ", ") + job + " " + std::to_string(c);
+      }
+      if (need <= f->chips())
+        continue;
+      Diagnostic &d = diags_.error(
+          firstJob[fabricName],
+          std::to_string(jobs.size()) + " jobs share fabric '" + fabricName +
+              "' and need " + std::to_string(need) + " chips (" + list +
+              "), but it has " + std::to_string(f->chips()) +
+              "; give each job 'chips = N'");
+      DiagnosticEngine::note(d, f->loc,
+                             "fabric '" + fabricName + "' is declared here");
+    }
   }
 
   void place(const Declaration &decl, Spec::Kind kind, size_t index) {

@@ -74,6 +74,7 @@ struct TrainSpec {
   std::string name;
   SourceLocation loc;
   std::string model, data, fabric;
+  int64_t chips = 0; // chips of the fabric the job uses; 0: all of them
   int64_t batch = 0, steps = 1, seed = 0;
   Sp sp = Sp::Static;
   int64_t spDegree = 1;
@@ -86,6 +87,7 @@ struct ServeSpec {
   std::string name;
   SourceLocation loc;
   std::string model, workload, fabric;
+  int64_t chips = 0; // chips of the fabric the job uses; 0: all of them
   int64_t seed = 0;
   int64_t pp = 1, ep = 1, mtpDrafts = 0, waveInterval = 0;
   bool dpAttention = false;

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Registration.h"
+#include "passes/Instantiate/Passes.h"
 #include "passes/Placement/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -15,6 +16,7 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
+  plexus::instantiate::registerInstantiatePasses();
   plexus::placement::registerPlacementPasses();
 
   mlir::DialectRegistry registry;

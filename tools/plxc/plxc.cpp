@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Report/FabricReport.h"
 #include "codegen/Report/SpecReport.h"
+#include "passes/Instantiate/Passes.h"
 #include "passes/Placement/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "dialects/Plx/IR/PlxDialect.h"
@@ -34,7 +35,7 @@
 namespace cl = llvm::cl;
 
 namespace {
-enum class Emit { Report, Ast, Spec, Circuits, FabricDot };
+enum class Emit { Report, Ast, Spec, Plan, Circuits, FabricDot };
 enum class ReportFormat { Text, Json };
 
 cl::OptionCategory plxcCategory("plxc options");
@@ -46,6 +47,8 @@ cl::opt<Emit> emit(
     "emit", cl::desc("What to print"), cl::init(Emit::Report),
     cl::values(clEnumValN(Emit::Ast, "ast", "the syntax tree after imports"),
                clEnumValN(Emit::Spec, "spec", "the checked spec as plx IR"),
+               clEnumValN(Emit::Plan, "plan",
+                          "each job's ranks, communicators and placement"),
                clEnumValN(Emit::Circuits, "circuits",
                           "the RailX OCS circuit table as JSON"),
                clEnumValN(Emit::FabricDot, "fabric-dot",
@@ -143,6 +146,16 @@ int main(int argc, char **argv) {
       return 1;
   }
 
+  if (emit == Emit::Plan) {
+    // The plan skeleton of every job, placed on its fabric.
+    mlir::PassManager pm(&context);
+    pm.addPass(plexus::instantiate::createInstantiatePass());
+    pm.addPass(plexus::placement::createPlacePass());
+    if (mlir::failed(pm.run(*module)))
+      return 1;
+    std::cout << printModule(*module, printLocations);
+    return 0;
+  }
   if (emit == Emit::Circuits) {
     // The circuit table is plx-place's decision: run the pass, print its
     // plan.circuits.

@@ -102,7 +102,9 @@ def Plx_TrainOp : Plx_Op<"train", [Symbol,
   let summary = "A training job";
   let description = [{
     Trains `model` on `data` over `fabric`: `batch` sequences a step for
-    `steps` steps; `seed` drives every random draw.
+    `steps` steps; `seed` drives every random draw. `chips`, when present,
+    is how many of the fabric's chips the job uses (jobs sharing a fabric
+    get disjoint chips); otherwise it uses them all.
 
     ```mlir
     plx.train @job model @gpt7b data @wiki fabric @cluster batch 512 steps 1
@@ -111,11 +113,19 @@ def Plx_TrainOp : Plx_Op<"train", [Symbol,
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$model,
                        FlatSymbolRefAttr:$data, FlatSymbolRefAttr:$fabric,
+                       OptionalAttr<Plx_I64Attr>:$chips,
                        Plx_I64Attr:$batch, Plx_I64Attr:$steps, Plx_I64Attr:$seed,
                        Plx_TrainStrategyAttr:$strategy);
   let assemblyFormat = [{
-    $sym_name `model` $model `data` $data `fabric` $fabric `batch` $batch
+    $sym_name `model` $model `data` $data `fabric` $fabric
+    (`chips` $chips^)? `batch` $batch
     `steps` $steps `seed` $seed `strategy` $strategy attr-dict
+  }];
+  let extraClassDeclaration = [{
+    /// Chips the job uses: `chips`, or the whole fabric.
+    int64_t getJobChips(FabricOp fabric) {
+      return getChips() ? *getChips() : fabric.getChips();
+    }
   }];
   let hasVerifier = 1;
 }
@@ -125,10 +135,17 @@ def Plx_ServeOp : Plx_Op<"serve", [Symbol,
   let summary = "A serving job judged by job completion time";
   let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$model,
                        FlatSymbolRefAttr:$workload, FlatSymbolRefAttr:$fabric,
+                       OptionalAttr<Plx_I64Attr>:$chips,
                        Plx_I64Attr:$seed, Plx_ServeStrategyAttr:$strategy);
   let assemblyFormat = [{
     $sym_name `model` $model `workload` $workload `fabric` $fabric
-    `seed` $seed `strategy` $strategy attr-dict
+    (`chips` $chips^)? `seed` $seed `strategy` $strategy attr-dict
+  }];
+  let extraClassDeclaration = [{
+    /// Chips the job uses: `chips`, or the whole fabric.
+    int64_t getJobChips(FabricOp fabric) {
+      return getChips() ? *getChips() : fabric.getChips();
+    }
   }];
   let hasVerifier = 1;
 }
