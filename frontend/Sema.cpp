@@ -1338,7 +1338,8 @@ private:
       for (size_t k = 0; k < arity; ++k) {
         const Argument &arg = e.args[k];
         if (!arg.key.empty()) {
-          r.error(arg.keyLoc, "arguments of " + e.name + "(...) are positional");
+          r.error(arg.keyLoc,
+                  "arguments of " + e.name + "(...) are positional");
           entryOk = false;
           break;
         }
@@ -1373,9 +1374,9 @@ private:
         faults.links.push_back({numbers[0], numbers[1]});
         locs[1].push_back(e.loc);
       } else {
-        faults.ports.push_back({numbers[0] == 0 ? fabric::RailAxis::Row
-                                                : fabric::RailAxis::Col,
-                                numbers[1], numbers[2], numbers[3]});
+        faults.ports.push_back(
+            {numbers[0] == 0 ? fabric::RailAxis::Row : fabric::RailAxis::Col,
+             numbers[1], numbers[2], numbers[3]});
         locs[2].push_back(e.loc);
       }
     }
@@ -1579,12 +1580,27 @@ private:
     return nullptr;
   }
 
+  /// A job's `strategy { ... }` block (an empty one when absent), or null
+  /// after reporting a strategy that is not a block.
+  const Block *strategyBlock(BlockReader &r, const Field *field,
+                             const char *example) {
+    static const Block empty;
+    if (!field)
+      return &empty;
+    const Value &v = *field->value;
+    if (v.kind != Value::Kind::Named || v.name != "strategy" || !v.block) {
+      r.error(v.loc, std::string("field 'strategy' expects a block such as ") +
+                         example + ", got " + describe(v));
+      return nullptr;
+    }
+    return v.block.get();
+  }
+
   void analyzeTrain(const Declaration &decl) {
-    BlockReader r(
-        decl.body, contextOf(decl), decl.nameLoc,
-        {"model", "data", "fabric", "chips", "batch", "steps", "seed",
-         "strategy"},
-        diags_);
+    BlockReader r(decl.body, contextOf(decl), decl.nameLoc,
+                  {"model", "data", "fabric", "chips", "batch", "steps", "seed",
+                   "strategy"},
+                  diags_);
     TrainSpec t;
     t.name = decl.name;
     t.loc = decl.nameLoc;
@@ -1595,21 +1611,11 @@ private:
     auto steps = r.integer("steps", false, 1, 1 << 20);
     auto seed = r.integer("seed", false, 0, INT64_MAX);
     auto jobChips = r.integer("chips", false, 1, kBig);
-    static const Block empty;
     const Field *strategyField = r.get("strategy");
-    const Block *strategy = &empty;
-    if (strategyField) {
-      if (strategyField->value->kind != Value::Kind::Named ||
-          strategyField->value->name != "strategy" ||
-          !strategyField->value->block) {
-        r.error(strategyField->value->loc,
-                "field 'strategy' expects a block such as "
-                "strategy { sp = adaptive; }, got " +
-                    describe(*strategyField->value));
-        return;
-      }
-      strategy = strategyField->value->block.get();
-    }
+    const Block *strategy =
+        strategyBlock(r, strategyField, "strategy { sp = adaptive; }");
+    if (!strategy)
+      return;
     r.reportMissing(); // in source order, before the strategy's errors
     BlockReader s(
         *strategy, "strategy of train '" + clip(decl.name) + "'",
@@ -1749,21 +1755,11 @@ private:
     const Declaration *fab = resolve(r, "fabric", "fabric");
     auto seed = r.integer("seed", false, 0, INT64_MAX);
     auto jobChips = r.integer("chips", false, 1, kBig);
-    static const Block empty;
     const Field *strategyField = r.get("strategy");
-    const Block *strategy = &empty;
-    if (strategyField) {
-      if (strategyField->value->kind != Value::Kind::Named ||
-          strategyField->value->name != "strategy" ||
-          !strategyField->value->block) {
-        r.error(strategyField->value->loc,
-                "field 'strategy' expects a block such as "
-                "strategy { pp = 2; ep = 8; }, got " +
-                    describe(*strategyField->value));
-        return;
-      }
-      strategy = strategyField->value->block.get();
-    }
+    const Block *strategy =
+        strategyBlock(r, strategyField, "strategy { pp = 2; ep = 8; }");
+    if (!strategy)
+      return;
     r.reportMissing();
     BlockReader s(*strategy, "strategy of serve '" + clip(decl.name) + "'",
                   strategyField ? strategyField->keyLoc : decl.nameLoc,
@@ -1824,8 +1820,8 @@ private:
       return true;
     Diagnostic &d = r.errorWithNotes(
         r.valueLocOf("chips"), "the job asks for " + std::to_string(*chips) +
-                                   " chips, but fabric '" + f.name +
-                                   "' has " + std::to_string(f.chips()));
+                                   " chips, but fabric '" + f.name + "' has " +
+                                   std::to_string(f.chips()));
     DiagnosticEngine::note(d, fab.nameLoc,
                            "fabric '" + f.name + "' is declared here");
     return false;

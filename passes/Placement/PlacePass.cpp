@@ -26,20 +26,6 @@ using namespace plexus;
 
 namespace {
 
-placement::Faults toPlacementFaults(const fabric::FabricFaults &faults) {
-  placement::Faults out;
-  for (const fabric::FailedChip &c : faults.chips)
-    out.chips.push_back({c.node, c.local});
-  for (const fabric::FailedLink &l : faults.links)
-    out.links.push_back({l.a, l.b});
-  for (const fabric::FailedPort &p : faults.ports)
-    out.ports.push_back({p.axis == fabric::RailAxis::Row
-                             ? placement::OcsAxis::Row
-                             : placement::OcsAxis::Col,
-                         p.index, p.rail, p.position});
-  return out;
-}
-
 placement::CommKind toCommKind(plan::CommKind kind) {
   switch (kind) {
   case plan::CommKind::all_to_all:
@@ -72,13 +58,13 @@ struct PlacePass : placement::impl::PlacePassBase<PlacePass> {
         jobs.push_back(job);
 
     fabric::FabricGraph graph;
-    fabric::FabricBuildResult built = graph.build(
-        fabricOp.getTopologyShape(), fabricOp.getNodes(),
-        fabricOp.getChipsPerNode());
+    fabric::FabricBuildResult built =
+        graph.build(fabricOp.getTopologyShape(), fabricOp.getNodes(),
+                    fabricOp.getChipsPerNode());
     if (!built.ok())
       return fabricOp.emitOpError("cannot build the fabric: ")
              << built.problems.front().message;
-    placement::Faults faults = toPlacementFaults(fabricOp.getFaults());
+    placement::Faults faults = fabricOp.getFaults();
 
     if (!jobs.empty()) {
       std::vector<placement::JobRequest> requests;
@@ -146,8 +132,7 @@ struct PlacePass : placement::impl::PlacePassBase<PlacePass> {
           fabricOp.getLoc(),
           e.axis == placement::OcsAxis::Row ? plan::RailAxis::row
                                             : plan::RailAxis::col,
-          e.index, e.rail, e.cycle,
-          b.getDenseI64ArrayAttr(e.portPermutation));
+          e.index, e.rail, e.cycle, b.getDenseI64ArrayAttr(e.portPermutation));
     return success();
   }
 };

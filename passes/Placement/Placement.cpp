@@ -68,10 +68,10 @@ class HealthyFabric {
 public:
   HealthyFabric(const FabricGraph &g, const Faults &f) : g(g) {
     for (const FailedPort &p : f.ports)
-      ports.insert({p.axis == OcsAxis::Row ? 0 : 1, p.index, p.rail,
-                    p.position});
-    for (const auto &l : f.links)
-      links.insert({std::min(l.first, l.second), std::max(l.first, l.second)});
+      ports.insert(
+          {p.axis == OcsAxis::Row ? 0 : 1, p.index, p.rail, p.position});
+    for (const fabric::FailedLink &l : f.links)
+      links.insert({std::min(l.a, l.b), std::max(l.a, l.b)});
     networkFaults = !ports.empty() || !links.empty();
   }
 
@@ -291,16 +291,14 @@ private:
   void ringOrder(const CommunicatorRequest &c, CommunicatorPlacement &p);
 };
 
-std::vector<int64_t> JobPlacer::greedySet(std::vector<int64_t> cands,
-                                          int64_t k, bool clique, OcsAxis axis,
+std::vector<int64_t> JobPlacer::greedySet(std::vector<int64_t> cands, int64_t k,
+                                          bool clique, OcsAxis axis,
                                           int64_t index, int64_t &capacity) {
-  std::stable_sort(cands.begin(), cands.end(), [&](int64_t a, int64_t b) {
-    return freeOn(a) > freeOn(b);
-  });
+  std::stable_sort(cands.begin(), cands.end(),
+                   [&](int64_t a, int64_t b) { return freeOn(a) > freeOn(b); });
   std::vector<int64_t> chosen;
   capacity = 0;
-  const std::vector<char> *adj =
-      clique ? &hf.adjacency(axis, index) : nullptr;
+  const std::vector<char> *adj = clique ? &hf.adjacency(axis, index) : nullptr;
   const int64_t n = clique ? hf.dim(axis).size : 0;
   auto posOf = [&](int64_t node) {
     return axis == OcsAxis::Row ? node % hf.cols() : node / hf.cols();
@@ -637,9 +635,9 @@ bool JobPlacer::run(JobPlacement &out, std::vector<PlacementError> &errors) {
         errors.push_back(makeError(
             job.name, c.name, -1, -1,
             "job '" + job.name + "': group '" + c.name + "' has rank " +
-                std::to_string(r) + (r < 0 || r >= n ? " outside 0.." +
-                                         std::to_string(n - 1)
-                                   : " twice")));
+                std::to_string(r) +
+                (r < 0 || r >= n ? " outside 0.." + std::to_string(n - 1)
+                                 : " twice")));
         return false;
       }
   }
@@ -649,9 +647,8 @@ bool JobPlacer::run(JobPlacement &out, std::vector<PlacementError> &errors) {
   if (healthy < n) {
     errors.push_back(makeError(
         job.name, "", n, healthy,
-        "job '" + job.name + "' needs " + std::to_string(n) +
-            " chips; only " + std::to_string(healthy) +
-            " healthy chips are free"));
+        "job '" + job.name + "' needs " + std::to_string(n) + " chips; only " +
+            std::to_string(healthy) + " healthy chips are free"));
     return false;
   }
   chips.assign(n, Chip{-1, -1});
@@ -684,38 +681,13 @@ bool JobPlacer::run(JobPlacement &out, std::vector<PlacementError> &errors) {
   return true;
 }
 
-/// Fault entries that name nothing in the fabric.
+/// Fault entries that name nothing in the fabric (the rules the spec's
+/// semantic checks apply too: passes/Fabric/Faults.h).
 void checkFaults(const FabricGraph &g, const Faults &f,
                  std::vector<PlacementError> &errors) {
-  for (const Chip &c : f.chips)
-    if (c.node < 0 || c.node >= g.nodes || c.local < 0 ||
-        c.local >= g.chipsPerNode)
-      errors.push_back(makeError(
-          "", "", -1, -1,
-          "failed chip (" + std::to_string(c.node) + ", " +
-              std::to_string(c.local) + ") is not in the fabric (" +
-              std::to_string(g.nodes) + " nodes of " +
-              std::to_string(g.chipsPerNode) + " chips)"));
-  for (const auto &l : f.links)
-    if (l.first < 0 || l.second < 0 || l.first >= g.nodes ||
-        l.second >= g.nodes || l.first == l.second)
-      errors.push_back(makeError("", "", -1, -1,
-                                 "failed link " + std::to_string(l.first) +
-                                     "-" + std::to_string(l.second) +
-                                     " does not join two nodes"));
-  for (const FailedPort &p : f.ports) {
-    bool rx = g.shape.kind == TopologyKind::RailX;
-    int64_t lines = p.axis == OcsAxis::Row ? g.shape.rows : g.shape.cols;
-    int64_t len = p.axis == OcsAxis::Row ? g.shape.cols : g.shape.rows;
-    if (!rx || p.index < 0 || p.index >= lines || p.rail < 0 ||
-        p.rail >= g.shape.rails || p.position < 0 || p.position >= len)
-      errors.push_back(makeError(
-          "", "", -1, -1,
-          std::string("failed OCS port (") + ocsAxisName(p.axis) + " " +
-              std::to_string(p.index) + ", rail " + std::to_string(p.rail) +
-              ", position " + std::to_string(p.position) +
-              ") is not in the fabric" + (rx ? "" : " (not RailX)")));
-  }
+  for (const fabric::FaultProblem &p :
+       fabric::checkFaults(g.shape, g.nodes, g.chipsPerNode, f))
+    errors.push_back(makeError("", "", -1, -1, p.message));
 }
 
 } // namespace
@@ -730,7 +702,9 @@ PlacementResult placeJobs(const FabricGraph &fabric,
         makeError("", "", -1, -1, "the fabric has no chips (not built?)"));
   if (!result.ok())
     return result;
-  std::set<Chip> failed(faults.chips.begin(), faults.chips.end());
+  std::set<Chip> failed;
+  for (const fabric::FailedChip &c : faults.chips)
+    failed.insert({c.node, c.local});
   std::vector<std::vector<int64_t>> freeChips(fabric.nodes);
   for (int64_t v = 0; v < fabric.nodes; ++v)
     for (int64_t c = 0; c < fabric.chipsPerNode; ++c)

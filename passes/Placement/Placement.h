@@ -1,4 +1,5 @@
-//===- Placement.h - Plan groups onto fabric chips, circuit table -*- C++ -*-===//
+//===- Placement.h - Plan groups onto fabric chips, circuit table -*- C++
+//-*-===//
 //
 // Maps the ranks of one or more jobs onto the chips of a FabricGraph so that
 // all-to-all groups stay within one node or one RailX row's one-hop reach,
@@ -12,6 +13,7 @@
 #define PLEXUS_PASSES_PLACEMENT_PLACEMENT_H
 
 #include "passes/Fabric/FabricGraph.h"
+#include "passes/Fabric/Faults.h"
 
 #include <cstdint>
 #include <string>
@@ -52,24 +54,12 @@ struct JobRequest {
   std::vector<CommunicatorRequest> communicators;
 };
 
-enum class OcsAxis { Row, Col };
+/// Faults are the fabric library's (passes/Fabric/Faults.h): failed chips,
+/// links and RailX OCS ports, as a spec's `failed = [...]` names them.
+using OcsAxis = fabric::RailAxis;
 const char *ocsAxisName(OcsAxis axis); // "row", "col"
-
-/// A failed OCS port: the port of the switch serving rail `rail` of row
-/// (column) `index` that faces the node at `position` along that row
-/// (column): a column index for a row, a row index for a column.
-struct FailedPort {
-  OcsAxis axis = OcsAxis::Row;
-  int64_t index = 0;
-  int64_t rail = 0;
-  int64_t position = 0;
-};
-
-struct Faults {
-  std::vector<Chip> chips;                         ///< never used
-  std::vector<std::pair<int64_t, int64_t>> links;  ///< node pairs, both ways
-  std::vector<FailedPort> ports;                   ///< RailX only
-};
+using FailedPort = fabric::FailedPort;
+using Faults = fabric::FabricFaults;
 
 /// Where one communicator ended up.
 struct CommunicatorPlacement {
@@ -92,7 +82,7 @@ struct CommunicatorPlacement {
 
 struct JobPlacement {
   std::string name;
-  std::vector<Chip> chips; ///< chips[rank]
+  std::vector<Chip> chips;                          ///< chips[rank]
   std::vector<CommunicatorPlacement> communicators; ///< request order
 };
 
@@ -135,7 +125,7 @@ struct CircuitEntry {
 };
 
 struct CircuitTableResult {
-  std::vector<CircuitEntry> entries; ///< rows 0.., rails 0.., then columns
+  std::vector<CircuitEntry> entries;  ///< rows 0.., rails 0.., then columns
   std::vector<PlacementError> errors; ///< not RailX, or a bad fault entry
   bool ok() const { return errors.empty(); }
 };

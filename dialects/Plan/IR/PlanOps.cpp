@@ -6,6 +6,7 @@
 // it may rely on their local rules.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/Common/DecimalFormat.h"
 #include "dialects/Plan/IR/PlanDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -28,42 +29,19 @@ using namespace plexus::plan;
 // custom<Decimal>: f64 attributes as short decimals
 //===----------------------------------------------------------------------===//
 
-/// The shortest decimal text of `value` that reads back as the same double,
-/// spelled as an MLIR float literal (always with a '.', e.g. "2.0", "3.0e+09").
-/// The default FloatAttr form ("1.250000e+00") is exact too but hard to read.
+// Times print as short decimals (dialects/Common/DecimalFormat.h).
 static std::string formatDecimal(double value) {
   if (!std::isfinite(value))
     return std::isnan(value) ? "nan" : (value < 0 ? "-inf" : "inf");
-  char buffer[32];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value)
-      break;
-  }
-  std::string text(buffer);
-  if (text.find('.') == std::string::npos) {
-    size_t exponent = text.find_first_of("eE");
-    text.insert(exponent == std::string::npos ? text.size() : exponent, ".0");
-  }
-  return text;
+  return plexus::dialects::formatShortestDecimal(value);
 }
 
 static ParseResult parseDecimal(OpAsmParser &parser, FloatAttr &attr) {
-  double value = 0;
-  if (parser.parseFloat(value))
-    return failure();
-  attr = parser.getBuilder().getF64FloatAttr(value);
-  return success();
+  return plexus::dialects::parseDecimalAttr(parser, attr);
 }
 
 static void printDecimal(OpAsmPrinter &printer, Operation *, FloatAttr attr) {
-  // Non-finite values are invalid, but the printer must still write text
-  // that reads back: the hexadecimal form does.
-  if (!std::isfinite(attr.getValueAsDouble())) {
-    printer.printFloat(attr.getValue());
-    return;
-  }
-  printer << formatDecimal(attr.getValueAsDouble());
+  plexus::dialects::printDecimalAttr(printer, attr);
 }
 
 //===----------------------------------------------------------------------===//
@@ -82,8 +60,7 @@ static ParseResult parseChipList(OpAsmParser &parser, DenseI64ArrayAttr &attr) {
     flat.append({node, index});
     return success();
   };
-  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square,
-                                     parsePair))
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parsePair))
     return failure();
   attr = parser.getBuilder().getDenseI64ArrayAttr(flat);
   return success();

@@ -1,6 +1,8 @@
 //===- PlxDialect.cpp - The plx (spec) dialect ----------------------------===//
 #include "dialects/Plx/IR/PlxDialect.h"
 
+#include "dialects/Common/DecimalFormat.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -38,17 +40,7 @@ std::string plexus::plx::formatReal(double value) {
     return "0x7FF8000000000000";
   if (std::isinf(value))
     return value > 0 ? "0x7FF0000000000000" : "0xFFF0000000000000";
-  char buffer[64];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value)
-      break;
-  }
-  std::string text = buffer;
-  size_t exponent = text.find_first_of("eE");
-  if (text.find('.') == std::string::npos)
-    text.insert(exponent == std::string::npos ? text.size() : exponent, ".0");
-  return text;
+  return plexus::dialects::formatShortestDecimal(value);
 }
 
 void plexus::plx::printReal(AsmPrinter &printer, double value) {
