@@ -310,7 +310,7 @@ void printTotals() {
   const std::vector<Row> rows = {
       {{112, 112, 16, 72, false}, "1.8 TB/s per direction"},
       {{112, 112, 16, 144, true}, "1.8 TB/s per direction"},
-      {{112, 112, 16, 144, false}, "railx-200k.plx as written"},
+      {{112, 112, 16, 144, false}, "twice the rails: 3.6 TB/s"},
       {{112, 112, 16, 36, false}, "1.8 TB/s counted both ways"},
   };
   const double claim = 1.3e9;
