@@ -215,21 +215,31 @@ Step ringStep(const FabricGraph &g, const Layout &l, double chunk,
   return s;
 }
 
+/// Validates a collective's inputs into `t` and settles the cases that move
+/// nothing (one rank, zero bytes). True when `t` is already the answer.
+bool settledWithoutTraffic(const FabricGraph &g,
+                           const std::vector<ChipRef> &ranks, double bytes,
+                           CollectiveTime &t) {
+  t.error = validateGroup(g, ranks);
+  if (t.error.empty())
+    t.error = checkBytes(bytes);
+  if (!t.ok())
+    return true;
+  if (ranks.size() == 1 || bytes == 0) {
+    t.algorithm = "none";
+    return true;
+  }
+  return false;
+}
+
 /// Ring collective: `factor` 2 for all-reduce, 1 for all-gather or
 /// reduce-scatter. Hierarchical when a node holds several ranks.
 CollectiveTime ringCollective(const FabricGraph &g,
                               const std::vector<ChipRef> &ranks, double bytes,
                               const CollectiveParams &p, double factor) {
   CollectiveTime t;
-  t.error = validateGroup(g, ranks);
-  if (t.error.empty())
-    t.error = checkBytes(bytes);
-  if (!t.ok())
+  if (settledWithoutTraffic(g, ranks, bytes, t))
     return t;
-  if (ranks.size() == 1 || bytes == 0) {
-    t.algorithm = "none";
-    return t;
-  }
   Layout l = layoutOf(ranks);
   const double c = static_cast<double>(l.maxPerNode);
   const double m = static_cast<double>(l.nodes.size());
@@ -319,15 +329,8 @@ CollectiveTime allToAllTime(const FabricGraph &g,
                             const std::vector<ChipRef> &ranks, double bytes,
                             const CollectiveParams &p) {
   CollectiveTime t;
-  t.error = validateGroup(g, ranks);
-  if (t.error.empty())
-    t.error = checkBytes(bytes);
-  if (!t.ok())
+  if (settledWithoutTraffic(g, ranks, bytes, t))
     return t;
-  if (ranks.size() == 1 || bytes == 0) {
-    t.algorithm = "none";
-    return t;
-  }
   Layout l = layoutOf(ranks);
   const double b = bytes / static_cast<double>(ranks.size()); // per pair
   // Intra-node part: each chip sends b to each of its c-1 local peers.
