@@ -241,12 +241,13 @@ static void printFabricAnalysis(const json &f, std::ostream &os) {
   }
   os << ", diameter " << f["diameter_hops"].get<int64_t>()
      << " inter-node hops, bisection "
-     << report::formatDecimal(f["bisection_bandwidth_bytes_per_s"].get<double>(),
-                              "B/s");
+     << report::formatDecimal(
+            f["bisection_bandwidth_bytes_per_s"].get<double>(), "B/s");
   if (f.contains("cost_usd")) {
-    char ratio[128];
+    char ratio[192];
     std::snprintf(ratio, sizeof(ratio),
-                  "; %.3g x / %.3g x a fat-tree's cost per injection / "
+                  "; %.3g x / %.3g x the reference fat-tree's cost per "
+                  "injection / "
                   "bisection bandwidth",
                   f["fat_tree_ratio"]["injection"].get<double>(),
                   f["fat_tree_ratio"]["bisection"].get<double>());
