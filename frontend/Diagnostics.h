@@ -1,5 +1,4 @@
-//===- Diagnostics.h - Source buffers and clang-style diagnostics -*- C++
-//-*-===//
+//===- Diagnostics.h - Clang-style diagnostics ------------------*- C++ -*-===//
 //
 // Every frontend error is reported as `file:line:col: error: message`, then
 // the source line and a caret under the offending text, then notes pointing

@@ -1,5 +1,4 @@
-//===- DecimalFormat.h - Short decimal text for f64 values in IR -*- C++
-//-*-===//
+//===- DecimalFormat.h - Short decimal text for f64 values ------*- C++ -*-===//
 //
 // The plx, plan and rt dialects print times, bandwidths and FLOP rates as
 // the shortest decimal that reads back as the same double, always with a

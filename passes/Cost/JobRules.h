@@ -1,5 +1,4 @@
-//===- JobRules.h - Whether a job's strategy fits model and fabric -*- C++
-//-*-===//
+//===- JobRules.h - Does a job fit its model and fabric ---------*- C++ -*-===//
 //
 // Cross-declaration rules of train and serve jobs: degrees that must divide
 // heads, experts or the chip count, and whether one layer can be held on one

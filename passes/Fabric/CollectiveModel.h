@@ -1,5 +1,4 @@
-//===- CollectiveModel.h - Alpha-beta times of collectives on a fabric -*- C++
-//-*-===//
+//===- CollectiveModel.h - Times of collectives -----------------*- C++ -*-===//
 //
 // Time models for the collectives of a group of ranks placed on the chips of
 // a FabricGraph: ring all-reduce (flat, over R RailX rails at once, or

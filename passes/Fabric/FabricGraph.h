@@ -1,5 +1,4 @@
-//===- FabricGraph.h - The inter-node network as an implicit graph -*- C++
-//-*-===//
+//===- FabricGraph.h - The inter-node network, implicit ---------*- C++ -*-===//
 //
 // The fabric of a .plx spec as a graph built from its compact TopologyShape:
 // nothing is stored per link, adjacency is computed from the shape, so a

@@ -1,5 +1,4 @@
-//===- HamiltonianDecomposition.h - Rings that cover complete graphs -*- C++
-//-*-===//
+//===- HamiltonianDecomposition.h - Ring covers of K_n ----------*- C++ -*-===//
 //
 // Splits the complete graphs a RailX row or column needs into edge-disjoint
 // Hamiltonian cycles (one per optical rail), plus the validator every

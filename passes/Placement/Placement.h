@@ -1,5 +1,4 @@
-//===- Placement.h - Plan groups onto fabric chips, circuit table -*- C++
-//-*-===//
+//===- Placement.h - Plan groups onto chips; circuits -----------*- C++ -*-===//
 //
 // Maps the ranks of one or more jobs onto the chips of a FabricGraph so that
 // all-to-all groups stay within one node or one RailX row's one-hop reach,
