@@ -164,8 +164,8 @@ private:
     builder_.create<plx::FabricOp>(
         loc(f.loc), builder_.getStringAttr(f.name), chip, i64(f.nodes),
         i64(f.chipsPerNode), plx::IntraNodeAttr::get(&context_, intra),
-        i64(static_cast<int64_t>(std::llround(f.intraNodeBandwidth))),
-        topology, faultsAttr(f.faults));
+        i64(static_cast<int64_t>(std::llround(f.intraNodeBandwidth))), topology,
+        faultsAttr(f.faults));
   }
 
   void emit(const TrainSpec &t) {

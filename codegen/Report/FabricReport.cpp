@@ -151,14 +151,14 @@ std::optional<std::string> report::fabricDot(plx::FabricOp fabricOp,
           size_t edges = matching ? c.ring.size() / 2 : c.ring.size();
           for (size_t k = 0; k < edges; ++k) {
             int32_t a = matching ? c.ring[2 * k] : c.ring[k];
-            int32_t b = matching ? c.ring[2 * k + 1]
-                                 : c.ring[(k + 1) % c.ring.size()];
+            int32_t b =
+                matching ? c.ring[2 * k + 1] : c.ring[(k + 1) % c.ring.size()];
             if (c.ring.size() == 2 && !matching && k == 1)
               break; // a 2-node ring is one cable pair
             os << "  n" << nodeAt(a) << " -- n" << nodeAt(b) << " [color=\""
                << kColours[rail % 8] << "\", tooltip=\""
-               << (rows ? "row " : "col ") << line << " rail " << rail
-               << "\"" << (rows ? "" : ", style=dashed") << "];\n";
+               << (rows ? "row " : "col ") << line << " rail " << rail << "\""
+               << (rows ? "" : ", style=dashed") << "];\n";
           }
         }
     };

@@ -25,8 +25,9 @@ class FabricOp;
 namespace plexus::report {
 
 /// {"name", "topology", "chips", "nodes", "diameter_hops",
-///  "bisection_bandwidth_bytes_per_s", "injection_bandwidth_per_chip_bytes_per_s",
-///  "cost_usd", "cost_per_injection_bandwidth", "cost_per_bisection_bandwidth",
+///  "bisection_bandwidth_bytes_per_s",
+///  "injection_bandwidth_per_chip_bytes_per_s", "cost_usd",
+///  "cost_per_injection_bandwidth", "cost_per_bisection_bandwidth",
 ///  "fat_tree_ratio": {"injection", "bisection"}}, or {"name", "error"} when
 /// the fabric cannot be analysed.
 nlohmann::ordered_json fabricAnalysisJson(plx::FabricOp fabric);

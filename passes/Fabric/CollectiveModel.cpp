@@ -1,4 +1,5 @@
-//===- CollectiveModel.cpp - Alpha-beta times of collectives ---------------===//
+//===- CollectiveModel.cpp - Alpha-beta times of collectives
+//---------------===//
 //
 // See CollectiveModel.h and docs/collectives.md for the formulas.
 //
@@ -112,8 +113,8 @@ ContentionResult contention(const FabricGraph &g,
     }
     for (size_t h = 0; h + 1 < path.size(); ++h)
       load[{path[h], path[h + 1]}] += f.bytes;
-    r.latencySeconds = std::max(
-        r.latencySeconds, p.interNodeAlpha + routeHopLatency(g, path, p));
+    r.latencySeconds = std::max(r.latencySeconds,
+                                p.interNodeAlpha + routeHopLatency(g, path, p));
   }
   for (const auto &[key, bytes] : load) {
     int64_t k = multiplicity(g, key.first, key.second);
@@ -279,14 +280,13 @@ std::string validateGroup(const FabricGraph &g,
     const ChipRef &c = ranks[i];
     if (c.node < 0 || c.node >= g.nodes || c.local < 0 ||
         c.local >= g.chipsPerNode)
-      return "rank " + std::to_string(i) + ": chip (" +
-             std::to_string(c.node) + ", " + std::to_string(c.local) +
-             ") is outside the fabric (" + std::to_string(g.nodes) +
-             " nodes x " + std::to_string(g.chipsPerNode) + " chips)";
+      return "rank " + std::to_string(i) + ": chip (" + std::to_string(c.node) +
+             ", " + std::to_string(c.local) + ") is outside the fabric (" +
+             std::to_string(g.nodes) + " nodes x " +
+             std::to_string(g.chipsPerNode) + " chips)";
     if (!seen.insert(c).second)
-      return "rank " + std::to_string(i) + ": chip (" +
-             std::to_string(c.node) + ", " + std::to_string(c.local) +
-             ") appears twice in the group";
+      return "rank " + std::to_string(i) + ": chip (" + std::to_string(c.node) +
+             ", " + std::to_string(c.local) + ") appears twice in the group";
   }
   return "";
 }
@@ -348,8 +348,8 @@ CollectiveTime allToAllTime(const FabricGraph &g,
     for (int64_t u : l.nodes)
       for (int64_t v : l.nodes)
         if (u != v) {
-          flows.push_back({u, v,
-                           static_cast<double>(l.count[u] * l.count[v]) * b});
+          flows.push_back(
+              {u, v, static_cast<double>(l.count[u] * l.count[v]) * b});
           int64_t h = g.linkHops(u, v);
           oneHop &= h == 1;
           maxHops = std::max(maxHops, h);
@@ -374,8 +374,8 @@ CollectiveTime allToAllTime(const FabricGraph &g,
       }
       const double h = static_cast<double>(maxHops);
       interBw = h * worst;
-      interLat = p.interNodeAlpha + h * p.opticalHopLatency +
-                 (h - 1) * p.relayLatency;
+      interLat =
+          p.interNodeAlpha + h * p.opticalHopLatency + (h - 1) * p.relayLatency;
       algorithm = "relayed";
     } else {
       ContentionResult c = contention(g, flows, p, &l.count);

@@ -54,11 +54,11 @@ struct CollectiveParams {
 
 /// A collective's predicted time, or why there is none.
 struct CollectiveTime {
-  std::string error;            ///< empty on success
-  double seconds = 0;           ///< bandwidthSeconds + latencySeconds
-  double bandwidthSeconds = 0;  ///< the S / B part
-  double latencySeconds = 0;    ///< the alpha part
-  std::string algorithm;        ///< e.g. "ring", "railx-ring", "relayed"
+  std::string error;           ///< empty on success
+  double seconds = 0;          ///< bandwidthSeconds + latencySeconds
+  double bandwidthSeconds = 0; ///< the S / B part
+  double latencySeconds = 0;   ///< the alpha part
+  std::string algorithm;       ///< e.g. "ring", "railx-ring", "relayed"
   bool ok() const { return error.empty(); }
 };
 

@@ -21,7 +21,8 @@ plexus::fabric::checkFaults(const TopologyShape &t, int64_t nodes,
   for (size_t i = 0; i < faults.chips.size(); ++i) {
     const FailedChip &c = faults.chips[i];
     if (c.node < 0 || c.node >= nodes)
-      problems.push_back({"chip", i, "failed chip: node " + range(c.node, nodes)});
+      problems.push_back(
+          {"chip", i, "failed chip: node " + range(c.node, nodes)});
     else if (c.local < 0 || c.local >= chipsPerNode)
       problems.push_back({"chip", i,
                           "failed chip: chip index " +
@@ -35,13 +36,15 @@ plexus::fabric::checkFaults(const TopologyShape &t, int64_t nodes,
   for (size_t i = 0; i < faults.links.size(); ++i) {
     const FailedLink &l = faults.links[i];
     if (l.a < 0 || l.a >= nodes || l.b < 0 || l.b >= nodes)
-      problems.push_back({"link", i,
-                          "failed link: node " +
-                              range(l.a < 0 || l.a >= nodes ? l.a : l.b, nodes)});
+      problems.push_back(
+          {"link", i,
+           "failed link: node " +
+               range(l.a < 0 || l.a >= nodes ? l.a : l.b, nodes)});
     else if (l.a == l.b)
-      problems.push_back({"link", i,
-                          "failed link: a link joins two different nodes, got " +
-                              std::to_string(l.a) + " twice"});
+      problems.push_back(
+          {"link", i,
+           "failed link: a link joins two different nodes, got " +
+               std::to_string(l.a) + " twice"});
     else if (!links.insert({std::min(l.a, l.b), std::max(l.a, l.b)}).second)
       problems.push_back({"link", i,
                           "link(" + std::to_string(l.a) + ", " +
@@ -58,15 +61,16 @@ plexus::fabric::checkFaults(const TopologyShape &t, int64_t nodes,
       continue;
     }
     bool row = p.axis == RailAxis::Row;
-    int64_t lines = row ? t.rows : t.cols;   // how many rows (columns)
-    int64_t length = row ? t.cols : t.rows;  // nodes along one of them
+    int64_t lines = row ? t.rows : t.cols;  // how many rows (columns)
+    int64_t length = row ? t.cols : t.rows; // nodes along one of them
     const char *axis = row ? "row" : "column";
     if (p.index < 0 || p.index >= lines)
-      problems.push_back({"port", i,
-                          std::string("failed port: ") + axis + " " +
-                              range(p.index, lines)});
+      problems.push_back(
+          {"port", i,
+           std::string("failed port: ") + axis + " " + range(p.index, lines)});
     else if (p.rail < 0 || p.rail >= t.rails)
-      problems.push_back({"port", i, "failed port: rail " + range(p.rail, t.rails)});
+      problems.push_back(
+          {"port", i, "failed port: rail " + range(p.rail, t.rails)});
     else if (p.position < 0 || p.position >= length)
       problems.push_back({"port", i,
                           std::string("failed port: position ") +

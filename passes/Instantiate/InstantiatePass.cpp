@@ -92,10 +92,10 @@ struct InstantiatePass
       return success(); // already instantiated
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());
-    auto job = b.create<plan::JobOp>(op->getLoc(), b.getStringAttr(jobName),
-                                     FlatSymbolRefAttr::get(fabric.getSymNameAttr()),
-                                     b.getI64IntegerAttr(ranks),
-                                     DenseI64ArrayAttr());
+    auto job =
+        b.create<plan::JobOp>(op->getLoc(), b.getStringAttr(jobName),
+                              FlatSymbolRefAttr::get(fabric.getSymNameAttr()),
+                              b.getI64IntegerAttr(ranks), DenseI64ArrayAttr());
     Block *body = b.createBlock(&job.getBodyRegion());
     b.setInsertionPointToEnd(body);
     for (const instantiate::JobGroup &g : groups.groups)

@@ -1,4 +1,5 @@
-//===- JobGroups.h - The communicators a job's static layout needs -*- C++ -*-===//
+//===- JobGroups.h - The communicators a job's static layout needs -*- C++
+//-*-===//
 //
 // A job's ranks laid out as a grid of parallelism degrees, and the
 // communicators that layout implies: tensor groups (TP x CP, ring), Ulysses
@@ -20,7 +21,7 @@ namespace plexus::instantiate {
 enum class GroupKind { AllToAll, Ring, Pipeline };
 
 struct JobGroup {
-  std::string name;           // "tp0", "sp3", "dp1", "pp0", "ep2"
+  std::string name; // "tp0", "sp3", "dp1", "pp0", "ep2"
   GroupKind kind = GroupKind::Ring;
   std::vector<int64_t> ranks; // pipeline: in stage order
 };

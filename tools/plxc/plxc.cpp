@@ -8,14 +8,14 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Report/FabricReport.h"
 #include "codegen/Report/SpecReport.h"
-#include "passes/Instantiate/Passes.h"
-#include "passes/Placement/Passes.h"
-#include "mlir/Pass/PassManager.h"
 #include "dialects/Plx/IR/PlxDialect.h"
 #include "dialects/Registration.h"
 #include "frontend/AST.h"
 #include "frontend/MLIRGen.h"
 #include "frontend/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "passes/Instantiate/Passes.h"
+#include "passes/Placement/Passes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -73,8 +73,7 @@ LogicalResult JobOp::verifyRegions() {
   return success();
 }
 
-LogicalResult
-JobOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+LogicalResult JobOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   // The job is a symbol table of its own (its communicators): look the
   // fabric up from the enclosing one.
   Operation *parent = (*this)->getParentOp();
@@ -135,8 +134,7 @@ LogicalResult CircuitOp::verify() {
     for (int64_t p : *ports)
       if (p < 0 || p >= static_cast<int64_t>(ports->size()))
         return emitOpError("port ")
-               << p << " is outside the switch's " << ports->size()
-               << " ports";
+               << p << " is outside the switch's " << ports->size() << " ports";
     if (failed(checkUnique(*this, *ports, "ports")))
       return emitOpError("ports must be a permutation");
   }

@@ -127,8 +127,8 @@ LogicalResult FabricOp::verify() {
     return emitOpError("intra-node bandwidth must be positive with ")
            << getChipsPerNode() << " chips per node";
   plexus::fabric::TopologyShape shape = topologyShapeOf(getTopology());
-  auto problems = plexus::fabric::checkTopologyShape(shape, getNodes(),
-                                                     getChipsPerNode());
+  auto problems =
+      plexus::fabric::checkTopologyShape(shape, getNodes(), getChipsPerNode());
   if (!problems.empty())
     return emitOpError() << problems.front().message;
   if (auto failed = getFailedAttr()) {

@@ -1,4 +1,5 @@
-//===- CollectiveModelTest.cpp - Collective time models ---------------------===//
+//===- CollectiveModelTest.cpp - Collective time models
+//---------------------===//
 //
 // Each expected value is a closed form worked out by hand in the comment
 // above it (docs/collectives.md has the formulas).
@@ -248,8 +249,8 @@ TEST(CollectiveModel, SendRecvAlongTheRoute) {
 TEST(CollectiveModel, SingleRankAndEmptyMessageCostNothing) {
   FabricGraph g = built(railx(1, 9, 4), 9, 2);
   std::vector<ChipRef> one = {{4, 1}};
-  for (auto f : {allReduceTime, allGatherTime, reduceScatterTime,
-                 allToAllTime}) {
+  for (auto f :
+       {allReduceTime, allGatherTime, reduceScatterTime, allToAllTime}) {
     CollectiveTime a = f(g, one, 1e9, params());
     CollectiveTime b = f(g, allChips(g), 0, params());
     ASSERT_TRUE(a.ok() && b.ok());
@@ -270,9 +271,9 @@ TEST(CollectiveModel, InvalidInputsAreErrorValues) {
             std::string::npos);
   EXPECT_FALSE(allToAllTime(g, {{0, 2}}, 1e9).ok());
   EXPECT_FALSE(allGatherTime(g, {{0, -1}}, 1e9).ok());
-  EXPECT_NE(reduceScatterTime(g, {{0, 0}, {1, 0}, {0, 0}}, 1e9)
-                .error.find("twice"),
-            std::string::npos);
+  EXPECT_NE(
+      reduceScatterTime(g, {{0, 0}, {1, 0}, {0, 0}}, 1e9).error.find("twice"),
+      std::string::npos);
   EXPECT_FALSE(allReduceTime(g, {{0, 0}, {1, 0}}, -1).ok());
   EXPECT_FALSE(sendRecvTime(g, {0, 0}, {12, 0}, 1e9).ok());
   EXPECT_FALSE(computeContention(g, {{0, 9, 1e9}}).ok());

@@ -62,10 +62,10 @@ TEST(JobGroups, ServeInstances) {
 }
 
 TEST(JobGroups, NodeLocalSpDegree) {
-  EXPECT_EQ(nodeLocalSpDegree(8, 64, 64, 1), 8);  // FlexSP: 8 per node
-  EXPECT_EQ(nodeLocalSpDegree(8, 40, 32, 1), 8);  // 40 heads: 8 divides
-  EXPECT_EQ(nodeLocalSpDegree(8, 12, 64, 1), 4);  // 12 heads: 4 is largest
-  EXPECT_EQ(nodeLocalSpDegree(8, 64, 12, 1), 4);  // 12 ranks: 4 divides
+  EXPECT_EQ(nodeLocalSpDegree(8, 64, 64, 1), 8); // FlexSP: 8 per node
+  EXPECT_EQ(nodeLocalSpDegree(8, 40, 32, 1), 8); // 40 heads: 8 divides
+  EXPECT_EQ(nodeLocalSpDegree(8, 12, 64, 1), 4); // 12 heads: 4 is largest
+  EXPECT_EQ(nodeLocalSpDegree(8, 64, 12, 1), 4); // 12 ranks: 4 divides
   EXPECT_EQ(nodeLocalSpDegree(1, 64, 64, 1), 1);
   EXPECT_EQ(nodeLocalSpDegree(16, 128, 64, 2), 16);
 }

@@ -57,9 +57,8 @@ std::vector<int64_t> nodesOf(const JobPlacement &j,
 
 TEST(Placement, AllToAllFiveRanksLandOnTheRow) {
   auto g = railx(1, 5, 2, 1);
-  auto res = placeJobs(g, {job("j", 5, {comm("sp", CommKind::AllToAll,
-                                             iota(5))})},
-                       {});
+  auto res = placeJobs(
+      g, {job("j", 5, {comm("sp", CommKind::AllToAll, iota(5))})}, {});
   ASSERT_TRUE(res.ok()) << res.errors[0].message;
   std::vector<int64_t> n = nodesOf(res.jobs[0], iota(5));
   EXPECT_EQ(std::set<int64_t>(n.begin(), n.end()).size(), 5u);
@@ -68,10 +67,11 @@ TEST(Placement, AllToAllFiveRanksLandOnTheRow) {
 
 TEST(Placement, AllToAllFitsOneNode) {
   auto g = railx(1, 5, 2, 4);
-  auto res = placeJobs(
-      g, {job("j", 8, {comm("a", CommKind::AllToAll, iota(4)),
-                       comm("b", CommKind::AllToAll, iota(4, 4))})},
-      {});
+  auto res = placeJobs(g,
+                       {job("j", 8,
+                            {comm("a", CommKind::AllToAll, iota(4)),
+                             comm("b", CommKind::AllToAll, iota(4, 4))})},
+                       {});
   ASSERT_TRUE(res.ok());
   for (int64_t r = 0; r < 4; ++r) {
     EXPECT_EQ(res.jobs[0].chips[r].node, 0);
@@ -82,8 +82,8 @@ TEST(Placement, AllToAllFitsOneNode) {
 
 TEST(Placement, RingFollowsARailCycle) {
   auto g = railx(1, 5, 2, 1);
-  auto res = placeJobs(
-      g, {job("j", 5, {comm("dp", CommKind::Ring, iota(5))})}, {});
+  auto res =
+      placeJobs(g, {job("j", 5, {comm("dp", CommKind::Ring, iota(5))})}, {});
   ASSERT_TRUE(res.ok());
   const auto &c = res.jobs[0].communicators[0];
   std::vector<int64_t> order = nodesOf(res.jobs[0], c.ringOrder);
@@ -99,8 +99,8 @@ TEST(Placement, FailedPortOnRailZeroUsesRailOne) {
   auto g = railx(1, 5, 2, 1);
   Faults f;
   f.ports.push_back({OcsAxis::Row, 0, 0, 2});
-  auto res = placeJobs(
-      g, {job("j", 5, {comm("dp", CommKind::Ring, iota(5))})}, f);
+  auto res =
+      placeJobs(g, {job("j", 5, {comm("dp", CommKind::Ring, iota(5))})}, f);
   ASSERT_TRUE(res.ok());
   const auto &c = res.jobs[0].communicators[0];
   std::vector<int64_t> order = nodesOf(res.jobs[0], c.ringOrder);
@@ -118,8 +118,8 @@ TEST(Placement, RingOverSurvivorsAfterBypass) {
   Faults f;
   f.ports.push_back({OcsAxis::Row, 0, 0, 2});
   f.chips.push_back({2, 0});
-  auto res = placeJobs(
-      g, {job("j", 4, {comm("dp", CommKind::Ring, iota(4))})}, f);
+  auto res =
+      placeJobs(g, {job("j", 4, {comm("dp", CommKind::Ring, iota(4))})}, f);
   ASSERT_TRUE(res.ok());
   const auto &c = res.jobs[0].communicators[0];
   EXPECT_EQ(c.maxHops, 1);
@@ -132,8 +132,8 @@ TEST(Placement, NodeCutOffOnAllRailsIsAnError) {
   Faults f;
   f.ports.push_back({OcsAxis::Row, 0, 0, 2});
   f.ports.push_back({OcsAxis::Row, 0, 1, 2});
-  auto res = placeJobs(
-      g, {job("j", 5, {comm("dp", CommKind::Ring, iota(5))})}, f);
+  auto res =
+      placeJobs(g, {job("j", 5, {comm("dp", CommKind::Ring, iota(5))})}, f);
   ASSERT_FALSE(res.ok());
   EXPECT_EQ(res.errors[0].communicator, "dp");
   EXPECT_TRUE(res.jobs.empty());
@@ -141,10 +141,10 @@ TEST(Placement, NodeCutOffOnAllRailsIsAnError) {
 
 TEST(Placement, TwoJobsGetDisjointChips) {
   auto g = railx(1, 5, 2, 2);
-  auto res = placeJobs(
-      g, {job("a", 4, {comm("sp", CommKind::AllToAll, iota(4))}),
-          job("b", 6, {comm("dp", CommKind::Ring, iota(6))})},
-      {});
+  auto res = placeJobs(g,
+                       {job("a", 4, {comm("sp", CommKind::AllToAll, iota(4))}),
+                        job("b", 6, {comm("dp", CommKind::Ring, iota(6))})},
+                       {});
   ASSERT_TRUE(res.ok());
   std::set<Chip> used;
   for (const auto &j : res.jobs)
@@ -193,8 +193,8 @@ TEST(Placement, AllToAllPrefersAFullRowOverASplit) {
   auto g = railx(2, 5, 2, 1);
   Faults f;
   f.chips = {{1, 0}};
-  auto res = placeJobs(
-      g, {job("j", 5, {comm("sp", CommKind::AllToAll, iota(5))})}, f);
+  auto res =
+      placeJobs(g, {job("j", 5, {comm("sp", CommKind::AllToAll, iota(5))})}, f);
   ASSERT_TRUE(res.ok());
   for (const Chip &c : res.jobs[0].chips)
     EXPECT_EQ(c.node / 5, 1);
@@ -224,9 +224,10 @@ TEST(Placement, PipelineFillsANodeFirst) {
 TEST(Placement, Deterministic) {
   auto g = railx(3, 3, 1, 2);
   std::vector<JobRequest> jobs = {
-      job("a", 6, {comm("sp", CommKind::AllToAll, {0, 1, 2}),
-                   comm("dp", CommKind::Ring, {0, 3}),
-                   comm("pp", CommKind::Pipeline, {0, 4})}),
+      job("a", 6,
+          {comm("sp", CommKind::AllToAll, {0, 1, 2}),
+           comm("dp", CommKind::Ring, {0, 3}),
+           comm("pp", CommKind::Pipeline, {0, 4})}),
       job("b", 5, {comm("dp", CommKind::Ring, iota(5))})};
   auto r1 = placeJobs(g, jobs, {}), r2 = placeJobs(g, jobs, {});
   ASSERT_TRUE(r1.ok());
@@ -259,10 +260,10 @@ TEST(Placement, FatTreePacksByNode) {
   t.tiers = 2;
   fabric::FabricGraph g;
   ASSERT_TRUE(g.build(t, 4, 2).ok());
-  auto res = placeJobs(
-      g, {job("a", 2, {comm("sp", CommKind::AllToAll, iota(2))}),
-          job("b", 6, {comm("dp", CommKind::Ring, iota(6))})},
-      {});
+  auto res = placeJobs(g,
+                       {job("a", 2, {comm("sp", CommKind::AllToAll, iota(2))}),
+                        job("b", 6, {comm("dp", CommKind::Ring, iota(6))})},
+                       {});
   ASSERT_TRUE(res.ok());
   EXPECT_EQ(res.jobs[0].chips[0].node, res.jobs[0].chips[1].node);
   EXPECT_EQ(res.jobs[0].communicators[0].maxHops, 0);
