@@ -1,0 +1,237 @@
+//===- TransformerCost.cpp - FLOPs, bytes and memory of a layer ----------===//
+//
+// Derivations of every formula here: docs/cost-model.md ("Per-layer FLOPs,
+// bytes and memory"). Parameter counts come from TransformerShape.cpp so that
+// the FLOP model and the parameter model cannot drift apart.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Cost/TransformerCost.h"
+
+#include <cmath>
+#include <limits>
+
+namespace plexus::cost {
+
+namespace {
+
+// Mixed-precision Adam, the same split as JobRules.cpp: bf16 weights (2) +
+// bf16 gradients (2) + fp32 master weights, momentum and variance (12).
+constexpr int64_t kTrainBytesPerParameter = 16;
+constexpr int64_t kWeightAndGradBytes = 4;
+constexpr int64_t kWeightBytes = 2;
+// Dropout masks are kept as one byte per element, whatever the dtype.
+constexpr int64_t kMaskBytes = 1;
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+// ceil(a / b) for a >= 0, b >= 1.
+int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+bool usesDenseMlp(const TransformerShape &s, int64_t index) {
+  return !s.isMoE() || index < s.denseLayers;
+}
+
+// Problems shared by every per-layer, per-slice function.
+std::vector<CostProblem> checkLayerSlice(const TransformerShape &s,
+                                         int64_t index, Slice slice) {
+  std::vector<CostProblem> problems;
+  for (const ShapeProblem &p : checkTransformerShape(s))
+    problems.push_back({p.field, p.message});
+  if (problems.empty() && (index < 0 || index >= s.layers))
+    problems.push_back({"layer", "layer index " + num(index) +
+                                     " is outside [0, " + num(s.layers) + ")"});
+  if (slice.tokens < 1)
+    problems.push_back({"tokens", "a slice needs at least one token, but has " +
+                                      num(slice.tokens)});
+  if (slice.context < 0)
+    problems.push_back({"context", "context (" + num(slice.context) +
+                                       ") must not be negative"});
+  return problems;
+}
+
+} // namespace
+
+CostResult<LayerFlops> layerForwardFlops(const TransformerShape &shape,
+                                         int64_t layerIndex, Slice slice) {
+  CostResult<LayerFlops> result;
+  result.problems = checkLayerSlice(shape, layerIndex, slice);
+  if (!result.ok())
+    return result;
+
+  // A GEMM of an m x k input by a k x n weight costs 2·m·k·n FLOPs: per token,
+  // 2 FLOPs per weight it touches.
+  double tokens = double(slice.tokens);
+  LayerFlops &f = result.value;
+  f.attentionProjections = 2.0 * tokens * double(attentionParameters(shape));
+
+  // Causal attention over keys [0, C + s) for queries [C, C + s): about
+  // ((C+s)^2 - C^2) / 2 query-key pairs (the diagonal's s/2 is dropped), each
+  // costing 2·heads·headDim for the score and as much for the weighted V.
+  double end = double(slice.context + slice.tokens);
+  double start = double(slice.context);
+  double pairs = (end * end - start * start) / 2.0;
+  double perPair =
+      2.0 * 2.0 * double(shape.heads) * double(effectiveHeadDim(shape));
+  f.attentionCore = perPair * pairs;
+
+  double ffParameters;
+  if (usesDenseMlp(shape, layerIndex)) {
+    ffParameters = double(mlpParameters(shape, shape.ffn));
+  } else {
+    double active = double(shape.topK + shape.sharedExperts);
+    double router = double(shape.hidden) * double(shape.experts);
+    ffParameters = active * double(mlpParameters(shape, shape.moeFfn)) + router;
+  }
+  f.feedForward = 2.0 * tokens * ffParameters;
+  return result;
+}
+
+double backwardFlops(const LayerFlops &forward) {
+  return 2.0 * forward.total();
+}
+
+double recomputeFlops(const LayerFlops &forward, Checkpointing mode) {
+  switch (mode) {
+  case Checkpointing::None:
+    return 0.0;
+  case Checkpointing::Selective:
+    return forward.attentionCore;
+  case Checkpointing::Full:
+    return forward.total();
+  }
+  return 0.0; // not reached for a valid enumerator
+}
+
+LayerTrainFlops layerTrainFlops(const LayerFlops &forward, Checkpointing mode) {
+  return {forward.total(), backwardFlops(forward),
+          recomputeFlops(forward, mode)};
+}
+
+int64_t layerWeightBytes(const TransformerShape &shape, int64_t layerIndex) {
+  return layerParameters(shape, layerIndex) * bytesPerElement(shape.dtype);
+}
+
+CostResult<int64_t> activationBytesPerToken(const TransformerShape &shape,
+                                            int64_t layerIndex, Slice slice,
+                                            Checkpointing mode) {
+  CostResult<int64_t> result;
+  result.problems = checkLayerSlice(shape, layerIndex, slice);
+  if (!result.ok())
+    return result;
+
+  const int64_t e = bytesPerElement(shape.dtype);
+  const int64_t h = shape.hidden;
+  if (mode == Checkpointing::Full) {
+    // Only the layer's input survives; everything else is recomputed.
+    result.value = e * h;
+    return result;
+  }
+
+  const int64_t d = effectiveHeadDim(shape);
+  const int64_t q = shape.heads * d;    // query (and O input) width
+  const int64_t kv = shape.kvHeads * d; // key and value width each
+
+  // Inputs of the two norms.
+  int64_t norms = 2 * e * h;
+  // Attention outside the core: the shared Q/K/V input, Q and K (for the
+  // scores), V (for the weighted sum), the O projection's input, and the
+  // dropout mask after O.
+  int64_t attention = e * h + e * (q + kv) + e * kv + e * q + kMaskBytes * h;
+  // The feed-forward's GEMM inputs and intermediate tensors: GeLU keeps its
+  // input and output (2 tensors of width w); SwiGLU the gate and up outputs
+  // and their product (3 tensors).
+  int64_t innerTensors = shape.mlp == MlpKind::SwiGLU ? 3 : 2;
+  int64_t feedForward;
+  if (usesDenseMlp(shape, layerIndex)) {
+    feedForward = e * h + innerTensors * e * shape.ffn;
+  } else {
+    // Each active expert keeps its own copy of the token's input.
+    int64_t active = shape.topK + shape.sharedExperts;
+    feedForward = active * (e * h + innerTensors * e * shape.moeFfn);
+  }
+  feedForward += kMaskBytes * h; // dropout mask after the feed-forward
+  int64_t kept = norms + attention + feedForward;
+
+  if (mode == Checkpointing::None) {
+    // The attention core: softmax output and dropout output (dtype) and the
+    // dropout mask (1 byte) for every head and every key the token sees.
+    int64_t keys = slice.context + slice.tokens;
+    kept += (2 * e + kMaskBytes) * shape.heads * keys;
+  }
+  result.value = kept;
+  return result;
+}
+
+int64_t kvBytesPerToken(const TransformerShape &shape) {
+  return 2 * shape.kvHeads * effectiveHeadDim(shape) *
+         bytesPerElement(shape.dtype);
+}
+
+CostResult<int64_t> modelStateBytesPerChip(int64_t parameters, int64_t zero,
+                                           int64_t dataParallel) {
+  CostResult<int64_t> result;
+  constexpr int64_t kMaxParameters =
+      std::numeric_limits<int64_t>::max() / kTrainBytesPerParameter;
+  if (parameters < 0)
+    result.problems.push_back({"parameters", "parameters (" + num(parameters) +
+                                                 ") must not be negative"});
+  else if (parameters > kMaxParameters)
+    result.problems.push_back(
+        {"parameters", "parameters (" + num(parameters) + ") exceed " +
+                           num(kMaxParameters) +
+                           ", the most whose 16 bytes each fit in int64"});
+  if (zero < 0 || zero > 3)
+    result.problems.push_back(
+        {"zero", "zero (" + num(zero) + ") must be 0, 1, 2 or 3"});
+  if (dataParallel < 1)
+    result.problems.push_back(
+        {"data_parallel",
+         "the data-parallel width (" + num(dataParallel) + ") must be >= 1"});
+  if (!result.ok())
+    return result;
+
+  // Bytes per parameter replicated on every rank, plus the rest sharded over
+  // the data-parallel width and rounded up (JobRules.cpp's convention).
+  auto split = [&](int64_t replicated) {
+    return parameters * replicated +
+           ceilDiv(parameters * (kTrainBytesPerParameter - replicated),
+                   dataParallel);
+  };
+  switch (zero) {
+  case 0:
+    result.value = parameters * kTrainBytesPerParameter;
+    break;
+  case 1:
+    result.value = split(kWeightAndGradBytes);
+    break;
+  case 2:
+    result.value = split(kWeightBytes);
+    break;
+  default:
+    result.value = split(0);
+    break;
+  }
+  return result;
+}
+
+CostResult<double> computeSeconds(double flops, const ChipSpec &chip,
+                                  double efficiency) {
+  CostResult<double> result;
+  if (!std::isfinite(flops) || flops < 0)
+    result.problems.push_back(
+        {"flops", "FLOPs must be finite and not negative"});
+  if (!(efficiency > 0 && efficiency <= 1))
+    result.problems.push_back(
+        {"efficiency", "efficiency must be in (0, 1], the achieved fraction "
+                       "of peak"});
+  if (!(chip.bf16Flops > 0) || !std::isfinite(chip.bf16Flops))
+    result.problems.push_back(
+        {"chip", "chip '" + chip.name + "' has no positive BF16 peak"});
+  if (!result.ok())
+    return result;
+  result.value = flops / (chip.bf16Flops * efficiency);
+  return result;
+}
+
+} // namespace plexus::cost

@@ -1,0 +1,273 @@
+//===- TransformerCostTest.cpp - Per-layer FLOPs, bytes and memory --------===//
+//
+// Tiny shapes whose numbers can be checked by hand (the arithmetic is in the
+// comments), plus a LLaMA-7B layer against the usual 2·params·tokens rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Cost/TransformerCost.h"
+
+#include "passes/Cost/JobRules.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace plexus::cost;
+
+namespace {
+
+// 1 layer, h = 4, 2 heads (d = 2), 2 KV heads, SwiGLU ffn 8, vocab 10, bf16.
+// Attention parameters: Q 4·4 + K,V 2·4·4 + O 4·4 = 64; MLP 3·4·8 = 96.
+TransformerShape tiny() {
+  TransformerShape s;
+  s.layers = 1;
+  s.hidden = 4;
+  s.heads = 2;
+  s.kvHeads = 2;
+  s.ffn = 8;
+  s.vocab = 10;
+  return s;
+}
+
+// The same, but 8 experts top-2 + 1 shared of width 2 (dense ffn unused).
+// One expert: 3·4·2 = 24 parameters; router 4·8 = 32.
+TransformerShape tinyMoE() {
+  TransformerShape s = tiny();
+  s.ffn = 0;
+  s.experts = 8;
+  s.topK = 2;
+  s.sharedExperts = 1;
+  s.moeFfn = 2;
+  return s;
+}
+
+LayerFlops forward(const TransformerShape &s, Slice slice, int64_t index = 0) {
+  CostResult<LayerFlops> r = layerForwardFlops(s, index, slice);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.problems.front().message);
+  return r.value;
+}
+
+int64_t activation(const TransformerShape &s, Slice slice, Checkpointing m) {
+  CostResult<int64_t> r = activationBytesPerToken(s, 0, slice, m);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.problems.front().message);
+  return r.value;
+}
+
+bool hasField(const std::vector<CostProblem> &problems, const char *field) {
+  for (const CostProblem &p : problems)
+    if (p.field == field)
+      return true;
+  return false;
+}
+
+TEST(TransformerCost, TinyLayerForwardBackward) {
+  // s = 3 tokens, no context.
+  LayerFlops f = forward(tiny(), {3, 0});
+  // Projections: 2 FLOPs · 3 tokens · 64 parameters = 384.
+  EXPECT_DOUBLE_EQ(f.attentionProjections, 384);
+  // Core: 2·2·heads·d · ((0+3)^2 - 0^2)/2 = 2·2·2·2 · 4.5 = 72.
+  EXPECT_DOUBLE_EQ(f.attentionCore, 72);
+  // MLP: 2 · 3 · 96 = 576.
+  EXPECT_DOUBLE_EQ(f.feedForward, 576);
+  EXPECT_DOUBLE_EQ(f.total(), 1032);
+  EXPECT_DOUBLE_EQ(backwardFlops(f), 2064);
+  // Weights: (64 + 96 + 2·4 norms) · 2 bytes = 336.
+  EXPECT_EQ(layerWeightBytes(tiny(), 0), 336);
+  EXPECT_EQ(layerWeightBytes(tiny(), 1), 0);
+}
+
+TEST(TransformerCost, GeLUHasTwoMatrices) {
+  TransformerShape s = tiny();
+  s.mlp = MlpKind::GeLU;
+  // 2 · 3 tokens · (2·4·8) = 384.
+  EXPECT_DOUBLE_EQ(forward(s, {3, 0}).feedForward, 384);
+}
+
+TEST(TransformerCost, GqaHalvesKeyValueCost) {
+  TransformerShape gqa = tiny();
+  gqa.kvHeads = 1;
+  // MHA K,V projections: 2 · 3 · (2·4·4) = 192 of the 384; Q,O the other 192.
+  // GQA with 1 of 2 KV heads: 2 · 3 · (2·4·2) = 96, so 192 + 96 = 288.
+  EXPECT_DOUBLE_EQ(forward(gqa, {3, 0}).attentionProjections, 288);
+  // The core still runs every query head: unchanged.
+  EXPECT_DOUBLE_EQ(forward(gqa, {3, 0}).attentionCore, 72);
+  // K/V bytes per token: 2 · kvHeads · d · 2 bytes = 16 (MHA), 8 (GQA).
+  EXPECT_EQ(kvBytesPerToken(tiny()), 16);
+  EXPECT_EQ(kvBytesPerToken(gqa), 8);
+  TransformerShape fp8 = gqa;
+  fp8.dtype = DType::FP8;
+  EXPECT_EQ(kvBytesPerToken(fp8), 4);
+}
+
+TEST(TransformerCost, ContextMakesLaterSlicesDearer) {
+  const int64_t s = 3;
+  double first = forward(tiny(), {s, 0}).attentionCore;
+  // (2s)^2 - s^2 = 3s^2 against s^2: three times the first slice.
+  EXPECT_DOUBLE_EQ(forward(tiny(), {s, s}).attentionCore, 3 * first);
+  // (3s)^2 - (2s)^2 = 5s^2.
+  EXPECT_DOUBLE_EQ(forward(tiny(), {s, 2 * s}).attentionCore, 5 * first);
+  // The slices of one sequence sum to the unsplit sequence: 1 + 3 + 5 = 9.
+  EXPECT_DOUBLE_EQ(forward(tiny(), {3 * s, 0}).attentionCore, 9 * first);
+  // Projections and MLP do not depend on the context.
+  EXPECT_DOUBLE_EQ(forward(tiny(), {s, s}).attentionProjections, 384);
+  EXPECT_DOUBLE_EQ(forward(tiny(), {s, s}).feedForward, 576);
+}
+
+TEST(TransformerCost, MoeCountsActiveExpertsAndRouter) {
+  // (top_k 2 + shared 1) · 24 + router 32 = 104 parameters per token;
+  // 2 · 3 tokens · 104 = 624 (all 8 + 1 experts would give 2·3·248 = 1488).
+  LayerFlops f = forward(tinyMoE(), {3, 0});
+  EXPECT_DOUBLE_EQ(f.feedForward, 624);
+  EXPECT_DOUBLE_EQ(f.attentionProjections, 384);
+  // Weight bytes hold all experts: (64 + 9·24 + 32 + 8) · 2 = 640.
+  EXPECT_EQ(layerWeightBytes(tinyMoE(), 0), 640);
+
+  // A leading dense layer uses the dense MLP.
+  TransformerShape mixed = tinyMoE();
+  mixed.layers = 2;
+  mixed.denseLayers = 1;
+  mixed.ffn = 8;
+  EXPECT_DOUBLE_EQ(forward(mixed, {3, 0}, 0).feedForward, 576);
+  EXPECT_DOUBLE_EQ(forward(mixed, {3, 0}, 1).feedForward, 624);
+}
+
+TEST(TransformerCost, RecomputeByCheckpointing) {
+  LayerFlops f = forward(tiny(), {3, 0});
+  EXPECT_DOUBLE_EQ(recomputeFlops(f, Checkpointing::None), 0);
+  EXPECT_DOUBLE_EQ(recomputeFlops(f, Checkpointing::Selective), 72);
+  EXPECT_DOUBLE_EQ(recomputeFlops(f, Checkpointing::Full), 1032);
+  LayerTrainFlops t = layerTrainFlops(f, Checkpointing::Full);
+  // 1032 forward + 2064 backward + 1032 recompute.
+  EXPECT_DOUBLE_EQ(t.total(), 4128);
+  EXPECT_GT(layerTrainFlops(f, Checkpointing::Full).total(),
+            layerTrainFlops(f, Checkpointing::Selective).total());
+  EXPECT_GT(layerTrainFlops(f, Checkpointing::Selective).total(),
+            layerTrainFlops(f, Checkpointing::None).total());
+}
+
+TEST(TransformerCost, ActivationBytesMatchKorthikanti) {
+  // The paper's shape: MHA, GeLU, ffn = 4h, bf16. Per token and layer:
+  // 34·h + 5·heads·s with none, 34·h with selective; full keeps 2·h.
+  TransformerShape s = tiny();
+  s.mlp = MlpKind::GeLU;
+  s.ffn = 16;
+  // h = 4, heads = 2, s = 3: 34·4 + 5·2·3 = 136 + 30 = 166.
+  EXPECT_EQ(activation(s, {3, 0}, Checkpointing::None), 166);
+  EXPECT_EQ(activation(s, {3, 0}, Checkpointing::Selective), 136);
+  EXPECT_EQ(activation(s, {3, 0}, Checkpointing::Full), 8);
+  // With 3 tokens of context the keys seen are 6: 136 + 5·2·6 = 196.
+  EXPECT_EQ(activation(s, {3, 3}, Checkpointing::None), 196);
+}
+
+TEST(TransformerCost, ActivationBytesSwiGLUGqaMoe) {
+  // tiny(): norms 2·2·4 = 16; attention 2·4 + 2·(4+4) + 2·4 + 2·4 + 4 = 44;
+  // SwiGLU 2·4 + 3·2·8 + 4 = 60. Selective 120, none 120 + 5·2·3 = 150.
+  EXPECT_EQ(activation(tiny(), {3, 0}, Checkpointing::None), 150);
+  EXPECT_EQ(activation(tiny(), {3, 0}, Checkpointing::Selective), 120);
+  EXPECT_EQ(activation(tiny(), {3, 0}, Checkpointing::Full), 8);
+  // GQA with 1 KV head saves K and V: 2·(2 + 2) = 8 bytes fewer.
+  TransformerShape gqa = tiny();
+  gqa.kvHeads = 1;
+  EXPECT_EQ(activation(gqa, {3, 0}, Checkpointing::Selective), 112);
+  // MoE: 3 active experts · (2·4 + 3·2·2) + 4 = 64 for the feed-forward:
+  // 16 + 44 + 64 = 124.
+  EXPECT_EQ(activation(tinyMoE(), {3, 0}, Checkpointing::Selective), 124);
+  // Ordering: none > selective > full, on every shape.
+  for (const TransformerShape &shape : {tiny(), gqa, tinyMoE()}) {
+    int64_t none = activation(shape, {3, 0}, Checkpointing::None);
+    int64_t selective = activation(shape, {3, 0}, Checkpointing::Selective);
+    int64_t full = activation(shape, {3, 0}, Checkpointing::Full);
+    EXPECT_GT(none, selective);
+    EXPECT_GT(selective, full);
+    EXPECT_GE(selective, kvBytesPerToken(shape));
+  }
+}
+
+TEST(TransformerCost, ZeroModelStates) {
+  const int64_t p = 1000000000, n = 8;
+  // 16P; 4P + 12P/8; 2P + 14P/8; 16P/8.
+  EXPECT_EQ(modelStateBytesPerChip(p, 0, n).value, 16000000000);
+  EXPECT_EQ(modelStateBytesPerChip(p, 1, n).value, 5500000000);
+  EXPECT_EQ(modelStateBytesPerChip(p, 2, n).value, 3750000000);
+  EXPECT_EQ(modelStateBytesPerChip(p, 3, n).value, 2000000000);
+  EXPECT_EQ(modelStateBytesPerChip(p, 3, 1).value, 16000000000);
+}
+
+TEST(TransformerCost, ZeroAgreesWithJobRules) {
+  // Same convention as trainLayerResidentBytes (tp = 1), rounding included:
+  // with ffn 9 a layer has 64 + 3·4·9 + 8 = 180 parameters, and 7 divides
+  // neither 12·180 nor 14·180, so the rounding up is exercised.
+  TransformerShape s = tiny();
+  s.ffn = 9;
+  for (int64_t zero = 0; zero <= 3; ++zero)
+    for (int64_t dp : {1, 3, 7})
+      EXPECT_EQ(modelStateBytesPerChip(maxLayerParameters(s), zero, dp).value,
+                trainLayerResidentBytes(s, 1, zero, dp))
+          << "zero " << zero << " dp " << dp;
+}
+
+TEST(TransformerCost, Llama7BLayerForward) {
+  TransformerShape s;
+  s.layers = 32;
+  s.hidden = 4096;
+  s.heads = 32;
+  s.kvHeads = 32;
+  s.ffn = 11008;
+  s.vocab = 32000;
+  const double tokens = 4096;
+  LayerFlops f = forward(s, {4096, 0});
+  // 2 · params · s with the layer's 202,383,360 parameters, plus the causal
+  // attention term 2·2·h·s^2/2 = 2·h·s^2.
+  double expected = 2.0 * double(layerParameters(s, 0)) * tokens +
+                    2.0 * 4096.0 * tokens * tokens;
+  EXPECT_NEAR(f.total(), expected, 0.01 * expected);
+  // Exactly: 2·4096·(4·4096^2 + 3·4096·11008) + 2·4096·4096^2.
+  EXPECT_DOUBLE_EQ(f.total(), 1795296329728.0);
+}
+
+TEST(TransformerCost, ComputeSeconds) {
+  ChipSpec h100 = *findChip("H100");
+  // 989e12 FLOPs at 989e12 FLOP/s × 0.5 = 2 s.
+  CostResult<double> t = computeSeconds(989e12, h100);
+  ASSERT_TRUE(t.ok());
+  EXPECT_DOUBLE_EQ(t.value, 2.0);
+  EXPECT_DOUBLE_EQ(computeSeconds(989e12, h100, 1.0).value, 1.0);
+  EXPECT_DOUBLE_EQ(computeSeconds(0, h100).value, 0.0);
+}
+
+TEST(TransformerCost, ProblemsAreValues) {
+  EXPECT_TRUE(
+      hasField(layerForwardFlops(tiny(), 0, {0, 0}).problems, "tokens"));
+  EXPECT_TRUE(
+      hasField(layerForwardFlops(tiny(), 0, {3, -1}).problems, "context"));
+  EXPECT_TRUE(hasField(layerForwardFlops(tiny(), 1, {3, 0}).problems, "layer"));
+  TransformerShape broken = tiny();
+  broken.kvHeads = 3;
+  EXPECT_TRUE(hasField(
+      activationBytesPerToken(broken, 0, {3, 0}, Checkpointing::None).problems,
+      "kv_heads"));
+
+  EXPECT_TRUE(hasField(modelStateBytesPerChip(1, 4, 8).problems, "zero"));
+  EXPECT_TRUE(
+      hasField(modelStateBytesPerChip(1, 3, 0).problems, "data_parallel"));
+  EXPECT_TRUE(
+      hasField(modelStateBytesPerChip(-1, 3, 8).problems, "parameters"));
+  EXPECT_TRUE(
+      hasField(modelStateBytesPerChip(std::numeric_limits<int64_t>::max(), 0, 1)
+                   .problems,
+               "parameters"));
+
+  ChipSpec h100 = *findChip("H100");
+  EXPECT_TRUE(hasField(computeSeconds(1, h100, 0).problems, "efficiency"));
+  EXPECT_TRUE(hasField(computeSeconds(1, h100, 1.5).problems, "efficiency"));
+  EXPECT_TRUE(
+      hasField(computeSeconds(1, h100, std::nan("")).problems, "efficiency"));
+  EXPECT_TRUE(hasField(computeSeconds(-1, h100).problems, "flops"));
+  ChipSpec none;
+  none.name = "none";
+  EXPECT_TRUE(hasField(computeSeconds(1, none).problems, "chip"));
+}
+
+} // namespace
