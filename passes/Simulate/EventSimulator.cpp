@@ -1,0 +1,563 @@
+//===- EventSimulator.cpp - Discrete-event simulation of a step -----------===//
+//
+// Events are "rank r is ready to issue its next op at time t", kept in a
+// min-heap ordered by (t, r). Popping an event issues the op: compute ops
+// schedule the rank's next event at once; communication ops are posted and
+// complete when their last participant arrives. Because events are popped in
+// time order, the last participant's time is the start of the transfer, and
+// the duration callback is called in non-decreasing order of start time.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Simulate/EventSimulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <map>
+#include <queue>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <utility>
+
+namespace plexus::sim {
+
+const char *toString(OpKind k) {
+  switch (k) {
+  case OpKind::Compute:
+    return "compute";
+  case OpKind::Send:
+    return "send";
+  case OpKind::Recv:
+    return "recv";
+  case OpKind::Collective:
+    return "collective";
+  }
+  return "?";
+}
+
+const char *toString(ComputeKind k) {
+  switch (k) {
+  case ComputeKind::Fwd:
+    return "fwd";
+  case ComputeKind::Bwd:
+    return "bwd";
+  case ComputeKind::Recompute:
+    return "recompute";
+  }
+  return "?";
+}
+
+const char *toString(CommKind k) {
+  switch (k) {
+  case CommKind::PointToPoint:
+    return "send_recv";
+  case CommKind::AllToAll:
+    return "all_to_all";
+  case CommKind::AllReduce:
+    return "all_reduce";
+  case CommKind::AllGather:
+    return "all_gather";
+  case CommKind::ReduceScatter:
+    return "reduce_scatter";
+  }
+  return "?";
+}
+
+const char *toString(SimErrorKind k) {
+  switch (k) {
+  case SimErrorKind::None:
+    return "none";
+  case SimErrorKind::InvalidProgram:
+    return "invalid program";
+  case SimErrorKind::MismatchedP2P:
+    return "mismatched send/recv";
+  case SimErrorKind::MismatchedCollective:
+    return "mismatched collective";
+  case SimErrorKind::Deadlock:
+    return "deadlock";
+  case SimErrorKind::CommTimeFailed:
+    return "communication time failed";
+  }
+  return "?";
+}
+
+Op Op::compute(std::string label, ComputeKind kind, double seconds,
+               int64_t memoryDeltaBytes) {
+  Op op;
+  op.kind = OpKind::Compute;
+  op.label = std::move(label);
+  op.computeKind = kind;
+  op.seconds = seconds;
+  op.memoryDeltaBytes = memoryDeltaBytes;
+  return op;
+}
+
+Op Op::send(int64_t peer, int64_t bytes, int64_t tag) {
+  Op op;
+  op.kind = OpKind::Send;
+  op.peer = peer;
+  op.bytes = bytes;
+  op.tag = tag;
+  return op;
+}
+
+Op Op::recv(int64_t peer, int64_t bytes, int64_t tag) {
+  Op op = send(peer, bytes, tag);
+  op.kind = OpKind::Recv;
+  return op;
+}
+
+Op Op::collective(CommKind kind, std::string group, std::vector<int64_t> ranks,
+                  int64_t bytes) {
+  Op op;
+  op.kind = OpKind::Collective;
+  op.commKind = kind;
+  op.group = std::move(group);
+  op.ranks = std::move(ranks);
+  op.bytes = bytes;
+  return op;
+}
+
+double SimResult::bubbleFraction() const {
+  if (ranks.empty() || stepSeconds <= 0)
+    return 0;
+  double idle = 0;
+  for (const RankResult &r : ranks)
+    idle += r.idleSeconds;
+  return idle / (stepSeconds * static_cast<double>(ranks.size()));
+}
+
+namespace {
+
+/// A rank blocked in a send or recv, waiting for its counterpart.
+struct PostedP2P {
+  int64_t rank = 0;
+  double ready = 0;
+  int64_t bytes = 0;
+  int64_t opIndex = 0;
+};
+
+/// A rank that has reached a collective instance.
+struct Arrival {
+  int64_t rank = 0;
+  int64_t opIndex = 0;
+};
+
+/// The k-th collective on one group id.
+struct Instance {
+  CommKind kind = CommKind::AllReduce;
+  int64_t bytes = 0;
+  std::vector<int64_t> ranks;
+  std::vector<Arrival> arrivals;
+};
+
+/// (sender, receiver, tag).
+using P2PKey = std::tuple<int64_t, int64_t, int64_t>;
+
+std::string describe(const Op &op) {
+  std::ostringstream os;
+  switch (op.kind) {
+  case OpKind::Compute:
+    os << toString(op.computeKind);
+    if (!op.label.empty())
+      os << " '" << op.label << "'";
+    break;
+  case OpKind::Send:
+    os << "send to " << op.peer << " bytes " << op.bytes << " tag " << op.tag;
+    break;
+  case OpKind::Recv:
+    os << "recv from " << op.peer << " bytes " << op.bytes << " tag " << op.tag;
+    break;
+  case OpKind::Collective:
+    os << toString(op.commKind) << " group \"" << op.group << "\" [";
+    for (size_t i = 0; i < op.ranks.size(); ++i)
+      os << (i ? ", " : "") << op.ranks[i];
+    os << "] bytes " << op.bytes;
+    break;
+  }
+  return os.str();
+}
+
+class Simulator {
+public:
+  Simulator(const std::vector<Program> &programs, const SimOptions &options)
+      : programs(programs), options(options),
+        n(static_cast<int64_t>(programs.size())) {}
+
+  SimResult run();
+
+private:
+  using Event = std::pair<double, int64_t>; // (time, rank)
+
+  bool validate();
+  bool step(double t, int64_t r);
+  bool issueSend(double t, int64_t r, const Op &op);
+  bool issueRecv(double t, int64_t r, const Op &op);
+  bool issueCollective(double t, int64_t r, const Op &op);
+  bool completeP2P(int64_t sender, int64_t receiver, const Op &sendOp,
+                   int64_t sendIndex, int64_t recvIndex, double start);
+  bool commTime(const CommRequest &req, double &seconds);
+  void reportStuck();
+  bool fail(SimErrorKind kind, std::string message,
+            std::vector<int64_t> errorRanks);
+  void schedule(double t, int64_t r) { events.push({t, r}); }
+
+  const std::vector<Program> &programs;
+  const SimOptions &options;
+  int64_t n;
+  SimResult result;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
+  std::vector<size_t> pc;
+  std::vector<int64_t> memory;
+  std::vector<bool> finished;
+  std::map<P2PKey, std::deque<PostedP2P>> postedSends, postedRecvs;
+  std::vector<std::map<std::string, int64_t>> groupCount;
+  std::map<std::pair<std::string, int64_t>, Instance> instances;
+};
+
+bool Simulator::fail(SimErrorKind kind, std::string message,
+                     std::vector<int64_t> errorRanks) {
+  std::sort(errorRanks.begin(), errorRanks.end());
+  errorRanks.erase(std::unique(errorRanks.begin(), errorRanks.end()),
+                   errorRanks.end());
+  result.errorKind = kind;
+  result.error = std::move(message);
+  result.errorRanks = std::move(errorRanks);
+  return false;
+}
+
+bool Simulator::validate() {
+  bool communicates = false;
+  for (int64_t r = 0; r < n; ++r) {
+    const std::vector<Op> &ops = programs[r].ops;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const Op &op = ops[i];
+      std::ostringstream where;
+      where << "rank " << r << " op " << i << " (" << describe(op) << "): ";
+      auto bad = [&](const char *why) {
+        return fail(SimErrorKind::InvalidProgram, where.str() + why, {r});
+      };
+      if (op.kind == OpKind::Compute) {
+        if (!std::isfinite(op.seconds) || op.seconds < 0)
+          return bad("compute time must be finite and non-negative");
+        continue;
+      }
+      communicates = true;
+      if (op.bytes < 0)
+        return bad("bytes must be non-negative");
+      if (op.kind == OpKind::Send || op.kind == OpKind::Recv) {
+        if (op.peer < 0 || op.peer >= n)
+          return bad("peer is not a rank");
+        if (op.peer == r)
+          return bad("peer is the rank itself");
+        if (op.tag < 0)
+          return bad("tag must be non-negative");
+        continue;
+      }
+      if (op.commKind == CommKind::PointToPoint)
+        return bad("a collective cannot be of kind send_recv");
+      if (op.ranks.empty())
+        return bad("group is empty");
+      std::set<int64_t> seen;
+      for (int64_t m : op.ranks) {
+        if (m < 0 || m >= n)
+          return bad("group member is not a rank");
+        if (!seen.insert(m).second)
+          return bad("group member repeated");
+      }
+      if (!seen.count(r))
+        return bad("group does not include the rank");
+    }
+  }
+  if (communicates && !options.commTime)
+    return fail(SimErrorKind::InvalidProgram,
+                "programs communicate but no communication time callback "
+                "was given",
+                {});
+  return true;
+}
+
+bool Simulator::commTime(const CommRequest &req, double &seconds) {
+  CommTime t;
+  try {
+    t = options.commTime(req);
+  } catch (const std::exception &e) {
+    t = CommTime::failure(std::string("callback threw: ") + e.what());
+  } catch (...) {
+    t = CommTime::failure("callback threw");
+  }
+  std::ostringstream what;
+  what << toString(req.kind) << " of " << req.bytes << " bytes among [";
+  for (size_t i = 0; i < req.ranks.size(); ++i)
+    what << (i ? ", " : "") << req.ranks[i];
+  what << "]";
+  if (!req.group.empty())
+    what << " group \"" << req.group << "\"";
+  if (!t.error.empty())
+    return fail(SimErrorKind::CommTimeFailed, what.str() + ": " + t.error,
+                req.ranks);
+  if (!std::isfinite(t.seconds) || t.seconds < 0)
+    return fail(SimErrorKind::CommTimeFailed,
+                what.str() + ": duration must be finite and non-negative",
+                req.ranks);
+  seconds = t.seconds;
+  return true;
+}
+
+bool Simulator::completeP2P(int64_t sender, int64_t receiver, const Op &sendOp,
+                            int64_t sendIndex, int64_t recvIndex,
+                            double start) {
+  CommRequest req;
+  req.kind = CommKind::PointToPoint;
+  req.ranks = {sender, receiver};
+  req.bytes = sendOp.bytes;
+  req.tag = sendOp.tag;
+  req.startSeconds = start;
+  double seconds = 0;
+  if (!commTime(req, seconds))
+    return false;
+  double end = start + seconds;
+  std::string tagText = " tag " + std::to_string(sendOp.tag);
+  Span s;
+  s.start = start;
+  s.end = end;
+  s.bytes = sendOp.bytes;
+  s.name = "send to " + std::to_string(receiver) + tagText;
+  s.category = "send";
+  s.opIndex = sendIndex;
+  result.ranks[sender].spans.push_back(s);
+  s.name = "recv from " + std::to_string(sender) + tagText;
+  s.category = "recv";
+  s.opIndex = recvIndex;
+  result.ranks[receiver].spans.push_back(s);
+  ++pc[sender];
+  ++pc[receiver];
+  schedule(end, sender);
+  schedule(end, receiver);
+  return true;
+}
+
+bool Simulator::issueSend(double t, int64_t r, const Op &op) {
+  P2PKey key{r, op.peer, op.tag};
+  auto &recvs = postedRecvs[key];
+  int64_t index = static_cast<int64_t>(pc[r]);
+  if (recvs.empty()) {
+    postedSends[key].push_back({r, t, op.bytes, index});
+    return true;
+  }
+  PostedP2P match = recvs.front();
+  recvs.pop_front();
+  if (match.bytes != op.bytes) {
+    std::ostringstream os;
+    os << "rank " << r << " op " << index << " sends " << op.bytes
+       << " bytes to rank " << op.peer << " tag " << op.tag
+       << " but the matching recv (rank " << op.peer << " op " << match.opIndex
+       << ") expects " << match.bytes << " bytes";
+    return fail(SimErrorKind::MismatchedP2P, os.str(), {r, op.peer});
+  }
+  return completeP2P(r, op.peer, op, index, match.opIndex, t);
+}
+
+bool Simulator::issueRecv(double t, int64_t r, const Op &op) {
+  P2PKey key{op.peer, r, op.tag};
+  auto &sends = postedSends[key];
+  int64_t index = static_cast<int64_t>(pc[r]);
+  if (sends.empty()) {
+    postedRecvs[key].push_back({r, t, op.bytes, index});
+    return true;
+  }
+  PostedP2P match = sends.front();
+  sends.pop_front();
+  const Op &sendOp = programs[op.peer].ops[match.opIndex];
+  if (match.bytes != op.bytes) {
+    std::ostringstream os;
+    os << "rank " << op.peer << " op " << match.opIndex << " sends "
+       << match.bytes << " bytes to rank " << r << " tag " << op.tag
+       << " but the matching recv (rank " << r << " op " << index
+       << ") expects " << op.bytes << " bytes";
+    return fail(SimErrorKind::MismatchedP2P, os.str(), {r, op.peer});
+  }
+  return completeP2P(op.peer, r, sendOp, match.opIndex, index, t);
+}
+
+bool Simulator::issueCollective(double t, int64_t r, const Op &op) {
+  int64_t k = groupCount[r][op.group]++;
+  int64_t index = static_cast<int64_t>(pc[r]);
+  Instance &inst = instances[{op.group, k}];
+  if (inst.arrivals.empty()) {
+    inst.kind = op.commKind;
+    inst.bytes = op.bytes;
+    inst.ranks = op.ranks;
+  } else if (inst.kind != op.commKind || inst.bytes != op.bytes ||
+             inst.ranks != op.ranks) {
+    const Arrival &first = inst.arrivals.front();
+    const Op &firstOp = programs[first.rank].ops[first.opIndex];
+    std::ostringstream os;
+    os << "collective #" << k << " on group \"" << op.group << "\": rank "
+       << first.rank << " op " << first.opIndex << " has " << describe(firstOp)
+       << " but rank " << r << " op " << index << " has " << describe(op);
+    return fail(SimErrorKind::MismatchedCollective, os.str(), {first.rank, r});
+  }
+  inst.arrivals.push_back({r, index});
+  if (inst.arrivals.size() < inst.ranks.size())
+    return true;
+
+  CommRequest req;
+  req.kind = inst.kind;
+  req.ranks = inst.ranks;
+  req.group = op.group;
+  req.bytes = inst.bytes;
+  req.startSeconds = t;
+  double seconds = 0;
+  if (!commTime(req, seconds))
+    return false;
+  double end = t + seconds;
+  Span s;
+  s.name = std::string(toString(inst.kind)) + " " + op.group;
+  s.category = toString(inst.kind);
+  s.start = t;
+  s.end = end;
+  s.bytes = inst.bytes;
+  for (const Arrival &a : inst.arrivals) {
+    s.opIndex = a.opIndex;
+    result.ranks[a.rank].spans.push_back(s);
+    ++pc[a.rank];
+    schedule(end, a.rank);
+  }
+  instances.erase({op.group, k});
+  return true;
+}
+
+bool Simulator::step(double t, int64_t r) {
+  const std::vector<Op> &ops = programs[r].ops;
+  if (pc[r] >= ops.size()) {
+    finished[r] = true;
+    result.ranks[r].finishSeconds = t;
+    return true;
+  }
+  const Op &op = ops[pc[r]];
+  switch (op.kind) {
+  case OpKind::Compute: {
+    memory[r] += op.memoryDeltaBytes;
+    RankResult &rr = result.ranks[r];
+    rr.peakMemoryBytes = std::max(rr.peakMemoryBytes, memory[r]);
+    Span s;
+    s.name = op.label.empty() ? toString(op.computeKind) : op.label;
+    s.category = toString(op.computeKind);
+    s.start = t;
+    s.end = t + op.seconds;
+    s.opIndex = static_cast<int64_t>(pc[r]);
+    s.isCompute = true;
+    rr.spans.push_back(std::move(s));
+    ++pc[r];
+    schedule(t + op.seconds, r);
+    return true;
+  }
+  case OpKind::Send:
+    return issueSend(t, r, op);
+  case OpKind::Recv:
+    return issueRecv(t, r, op);
+  case OpKind::Collective:
+    return issueCollective(t, r, op);
+  }
+  return true;
+}
+
+void Simulator::reportStuck() {
+  // Every unfinished rank is blocked in a communication op. If one waits on
+  // a rank that has already finished, its counterpart is missing; otherwise
+  // the blocked ranks wait on each other: a deadlock.
+  std::ostringstream waits, orphans;
+  std::vector<int64_t> blocked, orphaned;
+  bool orphanCollective = false;
+  for (int64_t r = 0; r < n; ++r) {
+    if (finished[r])
+      continue;
+    const Op &op = programs[r].ops[pc[r]];
+    blocked.push_back(r);
+    std::string line = "rank " + std::to_string(r) + " waits at op " +
+                       std::to_string(pc[r]) + ": " + describe(op);
+    waits << (waits.tellp() > 0 ? "; " : "") << line;
+    std::vector<int64_t> gone;
+    if (op.kind == OpKind::Send || op.kind == OpKind::Recv) {
+      if (finished[op.peer])
+        gone.push_back(op.peer);
+    } else {
+      for (int64_t m : op.ranks)
+        if (finished[m])
+          gone.push_back(m);
+    }
+    if (gone.empty())
+      continue;
+    orphaned.push_back(r);
+    orphanCollective |= op.kind == OpKind::Collective;
+    orphans << (orphans.tellp() > 0 ? "; " : "") << line << " but rank";
+    for (size_t i = 0; i < gone.size(); ++i)
+      orphans << (i ? ", " : " ") << gone[i];
+    orphans << (gone.size() > 1 ? " have" : " has")
+            << " finished without a match";
+  }
+  if (!orphaned.empty()) {
+    fail(orphanCollective ? SimErrorKind::MismatchedCollective
+                          : SimErrorKind::MismatchedP2P,
+         "unmatched communication: " + orphans.str(), orphaned);
+    return;
+  }
+  fail(SimErrorKind::Deadlock, "deadlock: " + waits.str(), blocked);
+}
+
+SimResult Simulator::run() {
+  result.ranks.assign(n, RankResult());
+  if (!validate()) {
+    result.ranks.clear();
+    return result;
+  }
+  pc.assign(n, 0);
+  memory.assign(n, 0);
+  finished.assign(n, false);
+  groupCount.assign(n, {});
+  for (int64_t r = 0; r < n; ++r) {
+    memory[r] = programs[r].initialMemoryBytes;
+    result.ranks[r].peakMemoryBytes = memory[r];
+    schedule(0, r);
+  }
+  while (!events.empty()) {
+    Event e = events.top();
+    events.pop();
+    if (!step(e.first, e.second)) {
+      result.ranks.clear();
+      return result;
+    }
+  }
+  if (std::find(finished.begin(), finished.end(), false) != finished.end()) {
+    reportStuck();
+    result.ranks.clear();
+    return result;
+  }
+  for (const RankResult &rr : result.ranks)
+    result.stepSeconds = std::max(result.stepSeconds, rr.finishSeconds);
+  for (RankResult &rr : result.ranks) {
+    for (const Span &s : rr.spans)
+      (s.isCompute ? rr.computeSeconds : rr.commSeconds) += s.end - s.start;
+    rr.idleSeconds =
+        std::max(0.0, result.stepSeconds - rr.computeSeconds - rr.commSeconds);
+  }
+  if (options.totalFlops && options.peakFlopsPerRank && n > 0 &&
+      result.stepSeconds > 0 && *options.peakFlopsPerRank > 0)
+    result.mfu =
+        *options.totalFlops / (result.stepSeconds * static_cast<double>(n) *
+                               *options.peakFlopsPerRank);
+  return result;
+}
+
+} // namespace
+
+SimResult simulate(const std::vector<Program> &programs,
+                   const SimOptions &options) {
+  return Simulator(programs, options).run();
+}
+
+} // namespace plexus::sim
