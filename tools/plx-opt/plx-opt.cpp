@@ -7,6 +7,7 @@
 #include "dialects/Registration.h"
 #include "passes/Instantiate/Passes.h"
 #include "passes/Placement/Passes.h"
+#include "passes/Simulate/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   mlir::registerSymbolDCEPass();
   plexus::instantiate::registerInstantiatePasses();
   plexus::placement::registerPlacementPasses();
+  plexus::sim::registerSimulatePasses();
 
   mlir::DialectRegistry registry;
   plexus::registerAllDialects(registry);

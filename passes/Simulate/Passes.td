@@ -1,0 +1,44 @@
+//===- Passes.td - Passes over rt programs -----------------*- tablegen -*-===//
+#ifndef PLEXUS_PASSES_SIMULATE_PASSES_TD
+#define PLEXUS_PASSES_SIMULATE_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def VerifyRtPass : Pass<"plx-verify-rt", "::mlir::ModuleOp"> {
+  let summary = "Check the plan contract of the per-rank rt programs";
+  let description = [{
+    The programs of a module (one `rt.program` per rank) must together be
+    runnable: ranks are distinct and number 0..N-1, every peer and group
+    member names a program, every send has its matching recv (same pair,
+    tag and bytes, in order), the members of a collective agree on it, and
+    no set of ranks waits on each other forever. The pass runs the programs
+    through the event simulator with zero communication time and reports the
+    first violation on the program it concerns, saying what each rank waits
+    on. (Checks that need chunk semantics, such as the order of a split
+    sequence's slices, come with the dynamic pipeline planner.)
+  }];
+}
+
+def SimulatePass : Pass<"plx-simulate", "::mlir::ModuleOp"> {
+  let summary = "Predict the step time of the rt programs";
+  let description = [{
+    Runs the per-rank programs through the discrete-event simulator: compute
+    takes its `time`; communication takes an alpha-beta time on links of
+    `link-bandwidth` bytes/s and `latency` seconds (ring all-reduce
+    2(p-1)/p S/B + 2(p-1)a; all-gather, reduce-scatter and all-to-all
+    (p-1)/p S/B + (p-1)a; send/recv a + S/B). Attaches the results to the
+    module: `plx.sim.step_time` (s), `plx.sim.bubble_fraction`, and per rank
+    `plx.sim.compute_time`, `plx.sim.comm_time`, `plx.sim.idle_time`.
+    With `trace=FILE` it writes a Chrome trace (one track per rank).
+  }];
+  let options = [
+    Option<"linkBandwidth", "link-bandwidth", "double", "50e9",
+           "bytes/s of a link between two ranks">,
+    Option<"latency", "latency", "double", "5e-6",
+           "seconds of latency per message or ring step">,
+    Option<"tracePath", "trace", "std::string", "\"\"",
+           "write a Chrome trace (Perfetto) to this file">,
+  ];
+}
+
+#endif // PLEXUS_PASSES_SIMULATE_PASSES_TD

@@ -1,0 +1,184 @@
+//===- SimulatePasses.cpp - plx-verify-rt and plx-simulate ----------------===//
+//
+// Thin adapters: read the module's rt.program ops into the simulator's plain
+// programs, run EventSimulator, and report errors on the ops or attach the
+// results to the module.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Simulate/Passes.h"
+
+#include "dialects/Rt/IR/RtDialect.h"
+#include "passes/Simulate/ChromeTrace.h"
+#include "passes/Simulate/EventSimulator.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <map>
+
+namespace plexus::sim {
+#define GEN_PASS_DEF_VERIFYRTPASS
+#define GEN_PASS_DEF_SIMULATEPASS
+#include "passes/Simulate/Passes.h.inc"
+} // namespace plexus::sim
+
+using namespace mlir;
+using namespace plexus;
+
+namespace {
+
+/// The module's programs indexed by rank, and the simulator's copy of them.
+struct Programs {
+  std::vector<rt::ProgramOp> ops;
+  std::vector<sim::Program> programs;
+};
+
+/// Reads every rt.program; ranks must be distinct and number 0..N-1.
+FailureOr<Programs> readPrograms(ModuleOp module) {
+  std::map<int64_t, rt::ProgramOp> byRank;
+  for (auto program : module.getOps<rt::ProgramOp>()) {
+    auto [it, inserted] = byRank.emplace(program.getRank(), program);
+    if (!inserted) {
+      InFlightDiagnostic d = program.emitOpError("rank ")
+                             << program.getRank() << " has two programs";
+      d.attachNote(it->second.getLoc())
+          << "the other program of rank " << program.getRank() << " is here";
+      return failure();
+    }
+  }
+  Programs result;
+  int64_t expected = 0;
+  for (auto &[rank, program] : byRank) {
+    if (rank != expected) {
+      program.emitOpError("ranks must number 0..N-1 without gaps: rank ")
+          << expected << " has no program";
+      return failure();
+    }
+    ++expected;
+    sim::Program p;
+    for (Operation &op : *program.getBody()) {
+      if (auto c = dyn_cast<rt::ComputeOp>(op)) {
+        sim::ComputeKind kind = c.getKind() == rt::ComputeKind::bwd
+                                    ? sim::ComputeKind::Bwd
+                                : c.getKind() == rt::ComputeKind::recompute
+                                    ? sim::ComputeKind::Recompute
+                                    : sim::ComputeKind::Fwd;
+        std::string label = stringifyComputeKind(c.getKind()).str() +
+                            " layers " + std::to_string(c.getLayerBegin()) +
+                            "-" + std::to_string(c.getLayerEnd());
+        p.ops.push_back(sim::Op::compute(label, kind, c.getTime()));
+      } else if (auto s = dyn_cast<rt::SendOp>(op)) {
+        p.ops.push_back(sim::Op::send(s.getPeer(), s.getBytes(), s.getTag()));
+      } else if (auto r = dyn_cast<rt::RecvOp>(op)) {
+        p.ops.push_back(sim::Op::recv(r.getPeer(), r.getBytes(), r.getTag()));
+      } else if (auto coll = dyn_cast<rt::CollectiveOpInterface>(op)) {
+        sim::CommKind kind =
+            isa<rt::AllToAllOp>(op)        ? sim::CommKind::AllToAll
+            : isa<rt::AllGatherOp>(op)     ? sim::CommKind::AllGather
+            : isa<rt::ReduceScatterOp>(op) ? sim::CommKind::ReduceScatter
+                                           : sim::CommKind::AllReduce;
+        ArrayRef<int64_t> group = coll.getGroup();
+        p.ops.push_back(sim::Op::collective(
+            kind, coll.getComm().str(),
+            std::vector<int64_t>(group.begin(), group.end()), coll.getBytes()));
+      }
+    }
+    result.ops.push_back(program);
+    result.programs.push_back(std::move(p));
+  }
+  return result;
+}
+
+/// Reports a simulator error on the first program it concerns, with a note
+/// on every other program involved.
+void reportError(Programs &programs, const sim::SimResult &result,
+                 ModuleOp module) {
+  std::vector<int64_t> ranks = result.errorRanks;
+  if (ranks.empty() || ranks.front() >= (int64_t)programs.ops.size()) {
+    module.emitError("the rt programs are not runnable: ") << result.error;
+    return;
+  }
+  InFlightDiagnostic d = programs.ops[ranks.front()].emitOpError()
+                         << "violates the plan contract ("
+                         << sim::toString(result.errorKind)
+                         << "): " << result.error;
+  for (size_t i = 1; i < ranks.size(); ++i)
+    if (ranks[i] < (int64_t)programs.ops.size())
+      d.attachNote(programs.ops[ranks[i]].getLoc())
+          << "rank " << ranks[i] << " is involved";
+}
+
+struct VerifyRtPass : sim::impl::VerifyRtPassBase<VerifyRtPass> {
+  void runOnOperation() override {
+    FailureOr<Programs> programs = readPrograms(getOperation());
+    if (failed(programs))
+      return signalPassFailure();
+    sim::SimOptions options;
+    options.commTime = [](const sim::CommRequest &) {
+      return sim::CommTime(0.0);
+    };
+    sim::SimResult result = sim::simulate(programs->programs, options);
+    if (!result.ok()) {
+      reportError(*programs, result, getOperation());
+      return signalPassFailure();
+    }
+  }
+};
+
+struct SimulatePass : sim::impl::SimulatePassBase<SimulatePass> {
+  using SimulatePassBase::SimulatePassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (!(linkBandwidth > 0) || !(latency >= 0)) {
+      module.emitError(
+          "plx-simulate needs link-bandwidth > 0 and latency >= 0");
+      return signalPassFailure();
+    }
+    FailureOr<Programs> programs = readPrograms(module);
+    if (failed(programs))
+      return signalPassFailure();
+    const double bw = linkBandwidth, alpha = latency;
+    sim::SimOptions options;
+    options.commTime = [bw, alpha](const sim::CommRequest &r) {
+      double p = static_cast<double>(r.ranks.size());
+      double s = static_cast<double>(r.bytes);
+      switch (r.kind) {
+      case sim::CommKind::PointToPoint:
+        return sim::CommTime(alpha + s / bw);
+      case sim::CommKind::AllReduce:
+        return sim::CommTime(
+            p <= 1 ? 0.0 : 2 * (p - 1) / p * s / bw + 2 * (p - 1) * alpha);
+      default:
+        return sim::CommTime(p <= 1 ? 0.0
+                                    : (p - 1) / p * s / bw + (p - 1) * alpha);
+      }
+    };
+    sim::SimResult result = sim::simulate(programs->programs, options);
+    if (!result.ok()) {
+      reportError(*programs, result, module);
+      return signalPassFailure();
+    }
+    Builder b(module.getContext());
+    module->setAttr("plx.sim.step_time", b.getF64FloatAttr(result.stepSeconds));
+    module->setAttr("plx.sim.bubble_fraction",
+                    b.getF64FloatAttr(result.bubbleFraction()));
+    for (auto [program, rank] : llvm::zip(programs->ops, result.ranks)) {
+      program->setAttr("plx.sim.compute_time",
+                       b.getF64FloatAttr(rank.computeSeconds));
+      program->setAttr("plx.sim.comm_time",
+                       b.getF64FloatAttr(rank.commSeconds));
+      program->setAttr("plx.sim.idle_time",
+                       b.getF64FloatAttr(rank.idleSeconds));
+    }
+    if (!tracePath.empty()) {
+      std::string error = sim::writeChromeTrace(result, tracePath);
+      if (!error.empty()) {
+        module.emitError("cannot write the trace: ") << error;
+        return signalPassFailure();
+      }
+    }
+  }
+};
+
+} // namespace
