@@ -22,14 +22,21 @@ def VerifyRtPass : Pass<"plx-verify-rt", "::mlir::ModuleOp"> {
 def SimulatePass : Pass<"plx-simulate", "::mlir::ModuleOp"> {
   let summary = "Predict the step time of the rt programs";
   let description = [{
-    Runs the per-rank programs through the discrete-event simulator: compute
-    takes its `time`; communication takes an alpha-beta time on links of
-    `link-bandwidth` bytes/s and `latency` seconds (ring all-reduce
-    2(p-1)/p S/B + 2(p-1)a; all-gather, reduce-scatter and all-to-all
-    (p-1)/p S/B + (p-1)a; send/recv a + S/B). Attaches the results to the
-    module: `plx.sim.step_time` (s), `plx.sim.bubble_fraction`, and per rank
-    `plx.sim.compute_time`, `plx.sim.comm_time`, `plx.sim.idle_time`.
-    With `trace=FILE` it writes a Chrome trace (one track per rank).
+    Runs the per-rank programs through the discrete-event simulator; compute
+    takes its `time`. Communication takes:
+    - with `job=NAME`: the fabric library's collective models
+      (passes/Fabric/CollectiveModel.h) on the chips that `plx-place` gave
+      the ranks of `plan.job @NAME`, on that job's `plx.fabric` (so the same
+      programs can be compared on RailX and on a fat-tree);
+    - otherwise an alpha-beta time on links of `link-bandwidth` bytes/s and
+      `latency` seconds: ring all-reduce 2(p-1)/p S/B + 2(p-1)a;
+      all-gather, reduce-scatter and all-to-all (p-1)/p S/B + (p-1)a, where
+      S is the full buffer (p times the op's bytes for all-gather);
+      send/recv a + S/B.
+    Attaches the results to the module: `plx.sim.step_time` (s),
+    `plx.sim.bubble_fraction`, and per program `plx.sim.compute_time`,
+    `plx.sim.comm_time`, `plx.sim.idle_time`. With `trace=FILE` it writes a
+    Chrome trace (one track per rank).
   }];
   let options = [
     Option<"linkBandwidth", "link-bandwidth", "double", "50e9",
@@ -38,6 +45,8 @@ def SimulatePass : Pass<"plx-simulate", "::mlir::ModuleOp"> {
            "seconds of latency per message or ring step">,
     Option<"tracePath", "trace", "std::string", "\"\"",
            "write a Chrome trace (Perfetto) to this file">,
+    Option<"jobName", "job", "std::string", "\"\"",
+           "time communication on the placed chips of this plan.job">,
   ];
 }
 

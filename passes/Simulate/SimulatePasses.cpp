@@ -7,7 +7,11 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Simulate/Passes.h"
 
+#include "dialects/Plan/IR/PlanDialect.h"
+#include "dialects/Plx/IR/PlxDialect.h"
 #include "dialects/Rt/IR/RtDialect.h"
+#include "passes/Fabric/CollectiveModel.h"
+#include "passes/Fabric/FabricGraph.h"
 #include "passes/Simulate/ChromeTrace.h"
 #include "passes/Simulate/EventSimulator.h"
 
@@ -128,6 +132,42 @@ struct VerifyRtPass : sim::impl::VerifyRtPassBase<VerifyRtPass> {
 struct SimulatePass : sim::impl::SimulatePassBase<SimulatePass> {
   using SimulatePassBase::SimulatePassBase;
 
+  /// The chips plx-place gave the ranks of plan.job @jobName, and its
+  /// fabric built as a graph.
+  LogicalResult placedChips(ModuleOp module, size_t ranks,
+                            fabric::FabricGraph &graph,
+                            std::vector<fabric::ChipRef> &chips,
+                            fabric::CollectiveParams &params) {
+    auto job = dyn_cast_or_null<plan::JobOp>(
+        SymbolTable::lookupSymbolIn(module, jobName));
+    if (!job)
+      return module.emitError("plx-simulate: no plan.job named '")
+             << jobName << "'";
+    if (!job.getChips())
+      return job.emitOpError("has no chips: run plx-place first");
+    if (job.getRanks() != static_cast<int64_t>(ranks))
+      return job.emitOpError("has ")
+             << job.getRanks() << " ranks but the module has " << ranks
+             << " rt programs";
+    auto fabricOp = dyn_cast_or_null<plx::FabricOp>(
+        SymbolTable::lookupSymbolIn(module, job.getFabricAttr()));
+    if (!fabricOp)
+      return job.emitOpError("names no plx.fabric in the module");
+    fabric::FabricBuildResult built =
+        graph.build(fabricOp.getTopologyShape(), fabricOp.getNodes(),
+                    fabricOp.getChipsPerNode());
+    if (!built.ok())
+      return fabricOp.emitOpError("cannot build the fabric: ")
+             << built.problems.front().message;
+    params.intraNodeBandwidth =
+        static_cast<double>(fabricOp.getIntraNodeBandwidth());
+    for (int64_t r = 0; r < job.getRanks(); ++r) {
+      auto [node, local] = job.chipOf(r);
+      chips.push_back({node, local});
+    }
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (!(linkBandwidth > 0) || !(latency >= 0)) {
@@ -138,22 +178,61 @@ struct SimulatePass : sim::impl::SimulatePassBase<SimulatePass> {
     FailureOr<Programs> programs = readPrograms(module);
     if (failed(programs))
       return signalPassFailure();
-    const double bw = linkBandwidth, alpha = latency;
     sim::SimOptions options;
-    options.commTime = [bw, alpha](const sim::CommRequest &r) {
-      double p = static_cast<double>(r.ranks.size());
-      double s = static_cast<double>(r.bytes);
-      switch (r.kind) {
-      case sim::CommKind::PointToPoint:
-        return sim::CommTime(alpha + s / bw);
-      case sim::CommKind::AllReduce:
-        return sim::CommTime(
-            p <= 1 ? 0.0 : 2 * (p - 1) / p * s / bw + 2 * (p - 1) * alpha);
-      default:
-        return sim::CommTime(p <= 1 ? 0.0
-                                    : (p - 1) / p * s / bw + (p - 1) * alpha);
-      }
-    };
+    fabric::FabricGraph graph;
+    std::vector<fabric::ChipRef> chips;
+    fabric::CollectiveParams params;
+    if (!jobName.empty()) {
+      if (failed(placedChips(module, programs->programs.size(), graph, chips,
+                             params)))
+        return signalPassFailure();
+      options.commTime = [&](const sim::CommRequest &r) -> sim::CommTime {
+        std::vector<fabric::ChipRef> group;
+        for (int64_t rank : r.ranks)
+          group.push_back(chips[rank]);
+        double bytes = static_cast<double>(r.bytes);
+        fabric::CollectiveTime t;
+        switch (r.kind) {
+        case sim::CommKind::PointToPoint:
+          t = fabric::sendRecvTime(graph, group[0], group[1], bytes, params);
+          break;
+        case sim::CommKind::AllReduce:
+          t = fabric::allReduceTime(graph, group, bytes, params);
+          break;
+        case sim::CommKind::AllGather:
+          t = fabric::allGatherTime(graph, group, bytes * group.size(), params);
+          break;
+        case sim::CommKind::ReduceScatter:
+          t = fabric::reduceScatterTime(graph, group, bytes, params);
+          break;
+        case sim::CommKind::AllToAll:
+          t = fabric::allToAllTime(graph, group, bytes, params);
+          break;
+        }
+        if (!t.ok())
+          return sim::CommTime::failure(t.error);
+        return sim::CommTime(t.seconds);
+      };
+    } else {
+      const double bw = linkBandwidth, alpha = latency;
+      options.commTime = [bw, alpha](const sim::CommRequest &r) {
+        double p = static_cast<double>(r.ranks.size());
+        double s = static_cast<double>(r.bytes);
+        switch (r.kind) {
+        case sim::CommKind::PointToPoint:
+          return sim::CommTime(alpha + s / bw);
+        case sim::CommKind::AllReduce:
+          return sim::CommTime(
+              p <= 1 ? 0.0 : 2 * (p - 1) / p * s / bw + 2 * (p - 1) * alpha);
+        case sim::CommKind::AllGather:
+          s *= p; // the op's bytes are one rank's part of the result
+          [[fallthrough]];
+        default:
+          return sim::CommTime(p <= 1 ? 0.0
+                                      : (p - 1) / p * s / bw + (p - 1) * alpha);
+        }
+      };
+    }
     sim::SimResult result = sim::simulate(programs->programs, options);
     if (!result.ok()) {
       reportError(*programs, result, module);
