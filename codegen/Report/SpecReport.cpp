@@ -222,11 +222,14 @@ json report::specReportJson(ModuleOp module) {
   json root;
   root["jobs"] = std::move(jobs);
   // The network each fabric builds: diameter, bisection, cost.
+  // Each fabric is analysed once; "fabric" repeats the primary one's entry.
   json fabrics = json::array();
-  for (auto fabric : module.getOps<plx::FabricOp>())
+  plx::FabricOp primary = primaryFabric(module);
+  for (auto fabric : module.getOps<plx::FabricOp>()) {
     fabrics.push_back(fabricAnalysisJson(fabric));
-  if (plx::FabricOp primary = primaryFabric(module))
-    root["fabric"] = fabricAnalysisJson(primary);
+    if (fabric == primary)
+      root["fabric"] = fabrics.back();
+  }
   root["fabrics"] = std::move(fabrics);
   return root;
 }

@@ -1,5 +1,4 @@
-//===- CollectiveModel.cpp - Alpha-beta times of collectives
-//---------------===//
+//===- CollectiveModel.cpp - Alpha-beta times of collectives --------------===//
 //
 // See CollectiveModel.h and docs/collectives.md for the formulas.
 //

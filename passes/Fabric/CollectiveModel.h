@@ -11,6 +11,7 @@
 #ifndef PLEXUS_PASSES_FABRIC_COLLECTIVEMODEL_H
 #define PLEXUS_PASSES_FABRIC_COLLECTIVEMODEL_H
 
+#include "passes/Fabric/Chip.h"
 #include "passes/Fabric/FabricGraph.h"
 
 #include <cstdint>
@@ -18,18 +19,6 @@
 #include <vector>
 
 namespace plexus::fabric {
-
-/// One chip of the fabric: local index `local` of node `node`.
-struct ChipRef {
-  int64_t node = 0;
-  int64_t local = 0;
-  bool operator==(const ChipRef &o) const {
-    return node == o.node && local == o.local;
-  }
-  bool operator<(const ChipRef &o) const {
-    return node < o.node || (node == o.node && local < o.local);
-  }
-};
 
 /// Alpha-beta parameters per link class. Seconds and bytes/s. Inter-node
 /// link bandwidth is the fabric's own (TopologyShape::linkBandwidth).

@@ -9,6 +9,7 @@
 #ifndef PLEXUS_PASSES_FABRIC_FAULTS_H
 #define PLEXUS_PASSES_FABRIC_FAULTS_H
 
+#include "passes/Fabric/Chip.h"
 #include "passes/Fabric/TopologyShape.h"
 
 #include <cstdint>
@@ -17,11 +18,8 @@
 
 namespace plexus::fabric {
 
-/// A chip: node id (row-major on a RailX grid) and its index in the node.
-struct FailedChip {
-  int64_t node = 0;
-  int64_t local = 0;
-};
+/// A failed chip (passes/Fabric/Chip.h).
+using FailedChip = ChipRef;
 
 /// An inter-node link between two nodes (both directions fail).
 struct FailedLink {

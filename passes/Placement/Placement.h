@@ -22,17 +22,7 @@
 namespace plexus::placement {
 
 /// One accelerator: node id as FabricGraph numbers nodes, index in the node.
-struct Chip {
-  int64_t node = 0;
-  int64_t local = 0;
-  bool operator==(const Chip &o) const {
-    return node == o.node && local == o.local;
-  }
-  bool operator!=(const Chip &o) const { return !(*this == o); }
-  bool operator<(const Chip &o) const {
-    return node != o.node ? node < o.node : local < o.local;
-  }
-};
+using Chip = fabric::ChipRef;
 
 enum class CommKind {
   AllToAll, ///< SP / EP groups

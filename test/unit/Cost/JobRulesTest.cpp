@@ -8,6 +8,8 @@
 
 #include "passes/Cost/JobRules.h"
 
+#include "test/unit/Cost/ShapeFixtures.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,52 +17,9 @@
 
 using namespace plexus::cost;
 
+using namespace plexus::cost::fixtures;
+
 namespace {
-
-// 2 layers, h = 8, 2 heads, 1 KV head, ffn 16, vocab 10 (SwiGLU, untied).
-// Layer: 192 (attention) + 384 (MLP) + 16 (norms) = 592 parameters;
-// whole model 1352 (see TransformerShapeTest).
-TransformerShape tinyDense() {
-  TransformerShape s;
-  s.layers = 2;
-  s.hidden = 8;
-  s.heads = 2;
-  s.kvHeads = 1;
-  s.ffn = 16;
-  s.vocab = 10;
-  return s;
-}
-
-// 3 layers (1 dense), 4 experts top-2, 1 shared, 1 MTP layer.
-// Largest layer (MoE) 784 parameters, whole model 3320.
-TransformerShape tinyMoE() {
-  TransformerShape s;
-  s.layers = 3;
-  s.hidden = 8;
-  s.heads = 2;
-  s.kvHeads = 2;
-  s.ffn = 16;
-  s.vocab = 10;
-  s.experts = 4;
-  s.topK = 2;
-  s.sharedExperts = 1;
-  s.moeFfn = 4;
-  s.denseLayers = 1;
-  s.mtpLayers = 1;
-  return s;
-}
-
-// 32 layers, 32 heads; largest layer 202,383,360 parameters.
-TransformerShape llama7B() {
-  TransformerShape s;
-  s.layers = 32;
-  s.hidden = 4096;
-  s.heads = 32;
-  s.kvHeads = 32;
-  s.ffn = 11008;
-  s.vocab = 32000;
-  return s;
-}
 
 TransformerShape glm45FP8() {
   TransformerShape s;

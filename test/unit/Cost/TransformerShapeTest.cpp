@@ -8,56 +8,17 @@
 
 #include "passes/Cost/TransformerShape.h"
 
+#include "test/unit/Cost/ShapeFixtures.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 using namespace plexus::cost;
 
+using namespace plexus::cost::fixtures;
+
 namespace {
-
-// Dense: 2 layers, h = 8, 2 query heads, 1 KV head, head_dim derived = 4,
-// SwiGLU ffn 16, vocab 10, untied embeddings.
-TransformerShape tinyDense() {
-  TransformerShape s;
-  s.layers = 2;
-  s.hidden = 8;
-  s.heads = 2;
-  s.kvHeads = 1;
-  s.ffn = 16;
-  s.vocab = 10;
-  return s;
-}
-
-// MoE: 3 layers of which the first is dense, h = 8, 2 heads, 2 KV heads,
-// head_dim 4, dense ffn 16, 4 experts top-2, 1 shared, moe_ffn 4, 1 MTP layer.
-TransformerShape tinyMoE() {
-  TransformerShape s;
-  s.layers = 3;
-  s.hidden = 8;
-  s.heads = 2;
-  s.kvHeads = 2;
-  s.ffn = 16;
-  s.vocab = 10;
-  s.experts = 4;
-  s.topK = 2;
-  s.sharedExperts = 1;
-  s.moeFfn = 4;
-  s.denseLayers = 1;
-  s.mtpLayers = 1;
-  return s;
-}
-
-TransformerShape llama7B() {
-  TransformerShape s;
-  s.layers = 32;
-  s.hidden = 4096;
-  s.heads = 32;
-  s.kvHeads = 32;
-  s.ffn = 11008;
-  s.vocab = 32000;
-  return s;
-}
 
 TransformerShape glm45() {
   TransformerShape s;

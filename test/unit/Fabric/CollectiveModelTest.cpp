@@ -1,5 +1,4 @@
-//===- CollectiveModelTest.cpp - Collective time models
-//---------------------===//
+//===- CollectiveModelTest.cpp - Collective time models -------------------===//
 //
 // Each expected value is a closed form worked out by hand in the comment
 // above it (docs/collectives.md has the formulas).
@@ -7,42 +6,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Fabric/CollectiveModel.h"
+#include "test/unit/Fabric/FabricFixtures.h"
 
 #include <gtest/gtest.h>
 
 using namespace plexus::fabric;
 
+using namespace plexus::fabric::fixtures;
+
 namespace {
-
-constexpr double kB = 100e9; // bytes/s per inter-node link
-
-TopologyShape railx(int64_t rows, int64_t cols, int64_t rails) {
-  TopologyShape t;
-  t.kind = TopologyKind::RailX;
-  t.linkBandwidth = kB;
-  t.rows = rows;
-  t.cols = cols;
-  t.rails = rails;
-  return t;
-}
-
-TopologyShape fatTree(int64_t radix, double over) {
-  TopologyShape t;
-  t.kind = TopologyKind::FatTree;
-  t.linkBandwidth = kB;
-  t.radix = radix;
-  t.tiers = 2;
-  t.oversubscription = over;
-  return t;
-}
-
-FabricGraph built(const TopologyShape &t, int64_t nodes, int64_t cpn) {
-  FabricGraph g;
-  FabricBuildResult r = g.build(t, nodes, cpn);
-  for (const auto &p : r.problems)
-    ADD_FAILURE() << p.field << ": " << p.message;
-  return g;
-}
 
 /// Round numbers: intra 400 GB/s, alpha 1 us intra / 5 us inter, 0.5 us per
 /// optical or switch hop, 1 us per relay.
@@ -157,8 +129,8 @@ TEST(CollectiveModel, AllToAllDirectVersusRelayed) {
 // o = 2: 4 nodes per leaf, 16 flows over 2 uplinks -> 8 GB, 0.08 s, each
 // node sends 4 GB: 50 GB/s. Oversubscription 2 halves the per-node rate.
 TEST(CollectiveModel, OversubscribedTreeHalvesCrossLeafBandwidth) {
-  FabricGraph nb = built(fatTree(4, 1.0), 4, 1);
-  FabricGraph ov = built(fatTree(4, 2.0), 8, 1);
+  FabricGraph nb = built(fatTree(4, 2, 1.0), 4, 1);
+  FabricGraph ov = built(fatTree(4, 2, 2.0), 8, 1);
   std::vector<Flow> f1, f2;
   for (int64_t a : {0, 1})
     for (int64_t b : {2, 3})
@@ -187,8 +159,8 @@ TEST(CollectiveModel, OversubscribedTreeHalvesCrossLeafBandwidth) {
 // o = 2 (radix 4: 4 nodes, 2 uplinks): uplinks 16 GB / 2 = 8 GB -> 0.08 s.
 // The leaf's uplinks (its share of the bisection) now limit it.
 TEST(CollectiveModel, AllToAllOnFatTreeLimitedByBisection) {
-  FabricGraph nb = built(fatTree(8, 1.0), 8, 1);
-  FabricGraph ov = built(fatTree(4, 2.0), 8, 1);
+  FabricGraph nb = built(fatTree(8, 2, 1.0), 8, 1);
+  FabricGraph ov = built(fatTree(4, 2, 2.0), 8, 1);
   CollectiveTime a = allToAllTime(nb, firstChips(8), 8e9, params());
   CollectiveTime b = allToAllTime(ov, firstChips(8), 8e9, params());
   ASSERT_TRUE(a.ok()) << a.error;
@@ -234,7 +206,7 @@ TEST(CollectiveModel, SendRecvAlongTheRoute) {
   EXPECT_NEAR(t.bandwidthSeconds, 0.01, kTol);
   EXPECT_NEAR(t.latencySeconds, 7e-6, kTol);
 
-  FabricGraph tree = built(fatTree(4, 1.0), 4, 1);
+  FabricGraph tree = built(fatTree(4, 2, 1.0), 4, 1);
   CollectiveTime u = sendRecvTime(tree, {0, 0}, {3, 0}, 1e9, params());
   ASSERT_TRUE(u.ok()) << u.error;
   EXPECT_NEAR(u.bandwidthSeconds, 0.01, kTol);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Fabric/FabricGraph.h"
+#include "test/unit/Fabric/FabricFixtures.h"
 
 #include <gtest/gtest.h>
 
@@ -15,50 +16,9 @@
 
 using namespace plexus::fabric;
 
+using namespace plexus::fabric::fixtures;
+
 namespace {
-
-constexpr double kB = 100e9; // bytes/s per link
-
-TopologyShape railx(int64_t rows, int64_t cols, int64_t rails,
-                    bool directed = false) {
-  TopologyShape t;
-  t.kind = TopologyKind::RailX;
-  t.linkBandwidth = kB;
-  t.rows = rows;
-  t.cols = cols;
-  t.rails = rails;
-  t.directed = directed;
-  return t;
-}
-
-TopologyShape torus(std::vector<int64_t> dims) {
-  TopologyShape t;
-  t.kind = TopologyKind::Torus;
-  t.linkBandwidth = kB;
-  t.dims = std::move(dims);
-  return t;
-}
-
-TopologyShape tree(TopologyKind kind, int64_t radix, int64_t tiers,
-                   int64_t rails = 0, double over = 1.0) {
-  TopologyShape t;
-  t.kind = kind;
-  t.linkBandwidth = kB;
-  t.radix = radix;
-  t.tiers = tiers;
-  t.rails = rails;
-  t.oversubscription = over;
-  return t;
-}
-
-FabricGraph built(const TopologyShape &t, int64_t nodes, int64_t cpn) {
-  FabricGraph g;
-  FabricBuildResult r = g.build(t, nodes, cpn);
-  EXPECT_TRUE(r.ok());
-  for (const auto &p : r.problems)
-    ADD_FAILURE() << p.field << ": " << p.message;
-  return g;
-}
 
 /// linkHops, route and diameter agree with BFS over forEachNeighbor.
 void expectMatchesBfs(const FabricGraph &g) {

@@ -8,14 +8,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Fabric/NetworkCost.h"
+#include "test/unit/Fabric/FabricFixtures.h"
 
 #include <gtest/gtest.h>
 
 using namespace plexus::fabric;
 
-namespace {
+using namespace plexus::fabric::fixtures;
 
-constexpr double kB = 100e9; // bytes/s of one 800 Gb/s link
+namespace {
 
 /// Round prices that make hand sums easy: an 800G transceiver $1,000, an
 /// OCS port $100, a fibre $10, a switch port $500 (radix 4), a NIC $0.
@@ -26,35 +27,6 @@ PriceTable handPrices() {
   p.fibreUsd = 10;
   p.speeds = {{800, 1000, 500, 4, 0}};
   return p;
-}
-
-TopologyShape railx(int64_t rows, int64_t cols, int64_t rails,
-                    bool directed = false) {
-  TopologyShape t;
-  t.kind = TopologyKind::RailX;
-  t.linkBandwidth = kB;
-  t.rows = rows;
-  t.cols = cols;
-  t.rails = rails;
-  t.directed = directed;
-  return t;
-}
-
-TopologyShape fatTree(int64_t radix, int64_t tiers, double over = 1.0) {
-  TopologyShape t;
-  t.kind = TopologyKind::FatTree;
-  t.linkBandwidth = kB;
-  t.radix = radix;
-  t.tiers = tiers;
-  t.oversubscription = over;
-  return t;
-}
-
-FabricGraph built(const TopologyShape &t, int64_t nodes, int64_t cpn) {
-  FabricGraph g;
-  FabricBuildResult r = g.build(t, nodes, cpn);
-  EXPECT_TRUE(r.ok());
-  return g;
 }
 
 } // namespace
