@@ -31,7 +31,7 @@ train big {
   model = llama8b; data = docs; fabric = pod;
   chips = 32;
   batch = 256; seed = 1;
-  strategy { sp = 4; zero = 3; }
+  strategy { sp = 4; zero = 3; checkpoint = selective; }
 }
 
 train small {

@@ -188,7 +188,7 @@ static OpT lookup(ModuleOp module, FlatSymbolRefAttr ref) {
   return dyn_cast_or_null<OpT>(SymbolTable::lookupSymbolIn(module, ref));
 }
 
-json report::specReportJson(ModuleOp module) {
+json report::specReportJson(ModuleOp module, const json &predictions) {
   json jobs = json::array();
   for (Operation &op : module.getBody()->getOperations()) {
     if (auto train = dyn_cast<plx::TrainOp>(op)) {
@@ -204,6 +204,10 @@ json report::specReportJson(ModuleOp module) {
           datasetJson(lookup<plx::DatasetOp>(module, train.getDataAttr()));
       j["fabric"] =
           fabricJson(lookup<plx::FabricOp>(module, train.getFabricAttr()));
+      auto it = predictions.find(train.getSymName().str());
+      if (it != predictions.end())
+        for (const auto &[key, value] : it->items())
+          j[key] = value;
       jobs.push_back(std::move(j));
     } else if (auto serve = dyn_cast<plx::ServeOp>(op)) {
       json j;
@@ -260,8 +264,83 @@ static void printFabricAnalysis(const json &f, std::ostream &os) {
   os << "\n";
 }
 
-void report::printSpecReport(ModuleOp module, std::ostream &os) {
-  json root = specReportJson(module);
+/// "8.12 s", "412 ms": a duration for people.
+static std::string secondsText(double s) {
+  char buffer[48];
+  if (s < 1e-9) // rounding noise of sums of spans
+    return "0 s";
+  if (s >= 1)
+    std::snprintf(buffer, sizeof(buffer), "%.3g s", s);
+  else
+    std::snprintf(buffer, sizeof(buffer), "%.3g ms", s * 1e3);
+  return buffer;
+}
+
+static std::string layoutText(const json &layout) {
+  std::string text;
+  for (const char *key : {"sp", "tp", "cp", "pp"}) {
+    int64_t v = layout[key].get<int64_t>();
+    if (v > 1)
+      text += (text.empty() ? "" : " x ") + std::string(key) + " " +
+              std::to_string(v);
+  }
+  return text.empty() ? "data parallel only" : text;
+}
+
+/// The prediction lines of one train job.
+static void printPrediction(const json &job, std::ostream &os) {
+  const json &plan = job["plan"];
+  os << "  plan     " << plan["strategy"].get<std::string>() << ": "
+     << layoutText(plan["layout"]) << ", ZeRO-" << plan["zero"].get<int64_t>()
+     << ", " << plan["microbatches"].get<int64_t>()
+     << " micro-batches (step 0)\n";
+  os << "  step     ";
+  if (job.contains("predicted_step_time_s")) {
+    os << "predicted "
+       << secondsText(job["predicted_step_time_s"].get<double>())
+       << " (planned " << secondsText(job["planned_step_time_s"].get<double>())
+       << ")";
+    if (!job["mfu"].is_null()) {
+      char mfu[32];
+      std::snprintf(mfu, sizeof(mfu), "%.1f %%",
+                    100 * job["mfu"].get<double>());
+      os << ", MFU " << mfu;
+    }
+    int64_t peak = 0;
+    for (const json &b : job["peak_memory_bytes"])
+      peak = std::max(peak, b.get<int64_t>());
+    os << ", peak memory "
+       << report::formatDecimal(static_cast<double>(peak), "B")
+       << " on the busiest rank\n";
+    const json &split = job["time_split"];
+    os << "           per rank: compute "
+       << secondsText(split["compute_s"].get<double>()) << ", communication "
+       << secondsText(split["communication_s"].get<double>()) << ", bubble "
+       << secondsText(split["bubble_s"].get<double>()) << "\n";
+  } else {
+    os << "planned " << secondsText(job["planned_step_time_s"].get<double>())
+       << "; not simulated: " << job["not_simulated"].get<std::string>()
+       << "\n";
+  }
+  os << "  baselines (step time"
+     << (job.contains("predicted_step_time_s") ? ", predicted)\n"
+                                               : ", planned)\n");
+  for (const auto &[name, b] : job["baselines"].items()) {
+    char padded[40];
+    std::snprintf(padded, sizeof(padded), "%-22s", name.c_str());
+    os << "           " << padded;
+    if (b.contains("infeasible"))
+      os << "infeasible: " << b["infeasible"].get<std::string>() << "\n";
+    else if (b.contains("predicted_step_time_s"))
+      os << secondsText(b["predicted_step_time_s"].get<double>()) << "\n";
+    else
+      os << secondsText(b["planned_step_time_s"].get<double>()) << "\n";
+  }
+}
+
+void report::printSpecReport(ModuleOp module, std::ostream &os,
+                             const json &predictions) {
+  json root = specReportJson(module, predictions);
   if (root["jobs"].empty()) {
     os << "The spec declares no train or serve job.\n";
     for (const json &f : root["fabrics"])
@@ -315,6 +394,11 @@ void report::printSpecReport(ModuleOp module, std::ostream &os) {
        << formatDecimal(
               f["topology"]["link_bandwidth_bytes_per_s"].get<double>(), "B/s")
        << " per link\n";
+    if (job.contains("plan"))
+      printPrediction(job, os);
+    else if (job.contains("not_planned"))
+      os << "  plan     not planned: " << job["not_planned"].get<std::string>()
+         << "\n";
   }
   for (const json &f : root["fabrics"])
     printFabricAnalysis(f, os);

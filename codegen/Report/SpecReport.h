@@ -17,10 +17,18 @@ namespace plexus::report {
 
 /// {"jobs": [{"name", "kind", "model": {...}, "data"|"workload": {...},
 ///  "fabric": {...}}, ...]} with keys in a fixed order.
-nlohmann::ordered_json specReportJson(mlir::ModuleOp module);
+/// `predictions` (an object, possibly empty) maps a train job's name to
+/// fields merged into its entry: the train pipeline's plan, predicted step
+/// time, MFU, memory and baselines (passes/Train/TrainPipeline.h).
+nlohmann::ordered_json
+specReportJson(mlir::ModuleOp module,
+               const nlohmann::ordered_json &predictions =
+                   nlohmann::ordered_json::object());
 
 /// The same content as a short human-readable text.
-void printSpecReport(mlir::ModuleOp module, std::ostream &os);
+void printSpecReport(mlir::ModuleOp module, std::ostream &os,
+                     const nlohmann::ordered_json &predictions =
+                         nlohmann::ordered_json::object());
 
 /// "6.74 B", "355.2 B", "124.4 M": a parameter count for people.
 std::string formatCount(double count);

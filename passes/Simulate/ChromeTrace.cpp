@@ -16,19 +16,29 @@ std::string chromeTraceJson(const SimResult &result,
                     {"pid", 0},
                     {"tid", 0},
                     {"args", {{"name", processName}}}});
-  for (size_t r = 0; r < result.ranks.size(); ++r) {
-    events.push_back({{"name", "thread_name"},
-                      {"ph", "M"},
-                      {"pid", 0},
-                      {"tid", r},
-                      {"args", {{"name", "rank " + std::to_string(r)}}}});
-    events.push_back({{"name", "thread_sort_index"},
-                      {"ph", "M"},
-                      {"pid", 0},
-                      {"tid", r},
-                      {"args", {{"sort_index", r}}}});
+  // Rank r is thread r; its communication stream, when it has
+  // asynchronous collectives, thread n + r, sorted just below it.
+  const size_t n = result.ranks.size();
+  for (size_t r = 0; r < n; ++r) {
+    bool hasStream = false;
+    for (const Span &s : result.ranks[r].spans)
+      hasStream |= s.async;
+    for (int lane = 0; lane < (hasStream ? 2 : 1); ++lane) {
+      size_t tid = lane ? n + r : r;
+      std::string name = "rank " + std::to_string(r) + (lane ? " stream" : "");
+      events.push_back({{"name", "thread_name"},
+                        {"ph", "M"},
+                        {"pid", 0},
+                        {"tid", tid},
+                        {"args", {{"name", name}}}});
+      events.push_back({{"name", "thread_sort_index"},
+                        {"ph", "M"},
+                        {"pid", 0},
+                        {"tid", tid},
+                        {"args", {{"sort_index", 2 * r + lane}}}});
+    }
   }
-  for (size_t r = 0; r < result.ranks.size(); ++r) {
+  for (size_t r = 0; r < n; ++r) {
     for (const Span &s : result.ranks[r].spans) {
       json args = {{"op", s.opIndex}};
       if (!s.isCompute)
@@ -37,7 +47,7 @@ std::string chromeTraceJson(const SimResult &result,
                         {"cat", s.category},
                         {"ph", "X"},
                         {"pid", 0},
-                        {"tid", r},
+                        {"tid", s.async ? n + r : r},
                         {"ts", s.start * 1e6},
                         {"dur", (s.end - s.start) * 1e6},
                         {"args", args}});

@@ -34,6 +34,8 @@ const char *toString(OpKind k) {
     return "recv";
   case OpKind::Collective:
     return "collective";
+  case OpKind::Wait:
+    return "wait";
   }
   return "?";
 }
@@ -95,6 +97,15 @@ Op Op::compute(std::string label, ComputeKind kind, double seconds,
   return op;
 }
 
+double totalComputeFlops(const std::vector<Program> &programs) {
+  double total = 0;
+  for (const Program &p : programs)
+    for (const Op &op : p.ops)
+      if (op.kind == OpKind::Compute)
+        total += op.flops;
+  return total;
+}
+
 Op Op::send(int64_t peer, int64_t bytes, int64_t tag) {
   Op op;
   op.kind = OpKind::Send;
@@ -111,13 +122,21 @@ Op Op::recv(int64_t peer, int64_t bytes, int64_t tag) {
 }
 
 Op Op::collective(CommKind kind, std::string group, std::vector<int64_t> ranks,
-                  int64_t bytes) {
+                  int64_t bytes, bool async) {
   Op op;
   op.kind = OpKind::Collective;
   op.commKind = kind;
   op.group = std::move(group);
   op.ranks = std::move(ranks);
   op.bytes = bytes;
+  op.async = async;
+  return op;
+}
+
+Op Op::wait(int64_t pending) {
+  Op op;
+  op.kind = OpKind::Wait;
+  op.pending = pending;
   return op;
 }
 
@@ -144,6 +163,13 @@ struct PostedP2P {
 struct Arrival {
   int64_t rank = 0;
   int64_t opIndex = 0;
+  bool async = false; ///< arrived from the rank's communication stream
+};
+
+/// An asynchronous collective waiting on, or running on, a rank's stream.
+struct Queued {
+  int64_t opIndex = 0;
+  int64_t instance = 0; ///< k: the k-th collective of the rank on its group
 };
 
 /// The k-th collective on one group id.
@@ -172,10 +198,14 @@ std::string describe(const Op &op) {
     os << "recv from " << op.peer << " bytes " << op.bytes << " tag " << op.tag;
     break;
   case OpKind::Collective:
-    os << toString(op.commKind) << " group \"" << op.group << "\" [";
+    os << (op.async ? "async " : "") << toString(op.commKind) << " group \""
+       << op.group << "\" [";
     for (size_t i = 0; i < op.ranks.size(); ++i)
       os << (i ? ", " : "") << op.ranks[i];
     os << "] bytes " << op.bytes;
+    break;
+  case OpKind::Wait:
+    os << "wait pending " << op.pending;
     break;
   }
   return os.str();
@@ -196,7 +226,13 @@ private:
   bool step(double t, int64_t r);
   bool issueSend(double t, int64_t r, const Op &op);
   bool issueRecv(double t, int64_t r, const Op &op);
-  bool issueCollective(double t, int64_t r, const Op &op);
+  bool issueCollective(double t, int64_t r, const Op &op, int64_t index,
+                       int64_t k, bool async);
+  bool streamComplete(double t, int64_t r);
+  bool streamStart(double t, int64_t r);
+  int64_t outstanding(int64_t r) const {
+    return static_cast<int64_t>(stream[r].size());
+  }
   bool completeP2P(int64_t sender, int64_t receiver, const Op &sendOp,
                    int64_t sendIndex, int64_t recvIndex, double start);
   bool commTime(const CommRequest &req, double &seconds);
@@ -215,6 +251,13 @@ private:
   std::vector<bool> finished;
   std::map<P2PKey, std::deque<PostedP2P>> postedSends, postedRecvs;
   std::vector<std::map<std::string, int64_t>> groupCount;
+  // Communication streams: queued and running asynchronous collectives
+  // (the front runs when streamBusy), and ranks blocked in a wait (or at
+  // their program's end) since waitStart.
+  std::vector<std::deque<Queued>> stream;
+  std::vector<bool> streamBusy, waiting;
+  std::vector<double> waitStart;
+  std::vector<double> streamOpStart; ///< when the running stream op started
   std::map<std::pair<std::string, int64_t>, Instance> instances;
 };
 
@@ -243,6 +286,11 @@ bool Simulator::validate() {
       if (op.kind == OpKind::Compute) {
         if (!std::isfinite(op.seconds) || op.seconds < 0)
           return bad("compute time must be finite and non-negative");
+        continue;
+      }
+      if (op.kind == OpKind::Wait) {
+        if (op.pending < 0)
+          return bad("pending must be non-negative");
         continue;
       }
       communicates = true;
@@ -383,9 +431,8 @@ bool Simulator::issueRecv(double t, int64_t r, const Op &op) {
   return completeP2P(op.peer, r, sendOp, match.opIndex, index, t);
 }
 
-bool Simulator::issueCollective(double t, int64_t r, const Op &op) {
-  int64_t k = groupCount[r][op.group]++;
-  int64_t index = static_cast<int64_t>(pc[r]);
+bool Simulator::issueCollective(double t, int64_t r, const Op &op,
+                                int64_t index, int64_t k, bool async) {
   Instance &inst = instances[{op.group, k}];
   if (inst.arrivals.empty()) {
     inst.kind = op.commKind;
@@ -401,7 +448,7 @@ bool Simulator::issueCollective(double t, int64_t r, const Op &op) {
        << " but rank " << r << " op " << index << " has " << describe(op);
     return fail(SimErrorKind::MismatchedCollective, os.str(), {first.rank, r});
   }
-  inst.arrivals.push_back({r, index});
+  inst.arrivals.push_back({r, index, async});
   if (inst.arrivals.size() < inst.ranks.size())
     return true;
 
@@ -423,17 +470,67 @@ bool Simulator::issueCollective(double t, int64_t r, const Op &op) {
   s.bytes = inst.bytes;
   for (const Arrival &a : inst.arrivals) {
     s.opIndex = a.opIndex;
+    s.async = a.async;
     result.ranks[a.rank].spans.push_back(s);
-    ++pc[a.rank];
-    schedule(end, a.rank);
+    if (a.async) {
+      streamOpStart[a.rank] = t;
+      schedule(end, n + a.rank); // the stream's op completes
+    } else {
+      ++pc[a.rank];
+      schedule(end, a.rank);
+    }
   }
   instances.erase({op.group, k});
   return true;
 }
 
+bool Simulator::streamStart(double t, int64_t r) {
+  if (streamBusy[r] || stream[r].empty())
+    return true;
+  streamBusy[r] = true;
+  const Queued &q = stream[r].front();
+  return issueCollective(t, r, programs[r].ops[q.opIndex], q.opIndex,
+                         q.instance, /*async=*/true);
+}
+
+bool Simulator::streamComplete(double t, int64_t r) {
+  stream[r].pop_front();
+  streamBusy[r] = false;
+  if (waiting[r]) {
+    const std::vector<Op> &ops = programs[r].ops;
+    int64_t allowed = pc[r] < ops.size() ? ops[pc[r]].pending : 0;
+    if (outstanding(r) <= allowed) {
+      waiting[r] = false;
+      // Only the time the awaited collective ran is exposed communication;
+      // waiting for its late members before that is idle.
+      double from = std::max(waitStart[r], streamOpStart[r]);
+      if (t > from) {
+        Span s;
+        s.name = "wait";
+        s.category = "wait";
+        s.start = from;
+        s.end = t;
+        s.opIndex = static_cast<int64_t>(pc[r]);
+        result.ranks[r].spans.push_back(std::move(s));
+      }
+      if (pc[r] < ops.size())
+        ++pc[r];
+      schedule(t, r);
+    }
+  }
+  return streamStart(t, r);
+}
+
 bool Simulator::step(double t, int64_t r) {
+  if (r >= n)
+    return streamComplete(t, r - n);
   const std::vector<Op> &ops = programs[r].ops;
   if (pc[r] >= ops.size()) {
+    if (outstanding(r) > 0) { // the end waits for the stream to drain
+      waiting[r] = true;
+      waitStart[r] = t;
+      return true;
+    }
     finished[r] = true;
     result.ranks[r].finishSeconds = t;
     return true;
@@ -460,8 +557,25 @@ bool Simulator::step(double t, int64_t r) {
     return issueSend(t, r, op);
   case OpKind::Recv:
     return issueRecv(t, r, op);
-  case OpKind::Collective:
-    return issueCollective(t, r, op);
+  case OpKind::Collective: {
+    int64_t k = groupCount[r][op.group]++;
+    int64_t index = static_cast<int64_t>(pc[r]);
+    if (!op.async)
+      return issueCollective(t, r, op, index, k, /*async=*/false);
+    stream[r].push_back({index, k});
+    ++pc[r];
+    schedule(t, r);
+    return streamStart(t, r);
+  }
+  case OpKind::Wait:
+    if (outstanding(r) <= op.pending) {
+      ++pc[r];
+      schedule(t, r);
+    } else {
+      waiting[r] = true;
+      waitStart[r] = t;
+    }
+    return true;
   }
   return true;
 }
@@ -476,9 +590,16 @@ void Simulator::reportStuck() {
   for (int64_t r = 0; r < n; ++r) {
     if (finished[r])
       continue;
-    const Op &op = programs[r].ops[pc[r]];
     blocked.push_back(r);
-    std::string line = "rank " + std::to_string(r) + " waits at op " +
+    // A rank in a wait (or at its end) is stuck on its stream's front op.
+    const bool onStream = waiting[r] && !stream[r].empty();
+    const Op &op = onStream ? programs[r].ops[stream[r].front().opIndex]
+                            : programs[r].ops[pc[r]];
+    std::string line =
+        onStream ? "rank " + std::to_string(r) + " waits for its op " +
+                       std::to_string(stream[r].front().opIndex) + ": " +
+                       describe(op)
+                 : "rank " + std::to_string(r) + " waits at op " +
                        std::to_string(pc[r]) + ": " + describe(op);
     waits << (waits.tellp() > 0 ? "; " : "") << line;
     std::vector<int64_t> gone;
@@ -519,6 +640,11 @@ SimResult Simulator::run() {
   memory.assign(n, 0);
   finished.assign(n, false);
   groupCount.assign(n, {});
+  stream.assign(n, {});
+  streamBusy.assign(n, false);
+  waiting.assign(n, false);
+  waitStart.assign(n, 0.0);
+  streamOpStart.assign(n, 0.0);
   for (int64_t r = 0; r < n; ++r) {
     memory[r] = programs[r].initialMemoryBytes;
     result.ranks[r].peakMemoryBytes = memory[r];
@@ -541,7 +667,9 @@ SimResult Simulator::run() {
     result.stepSeconds = std::max(result.stepSeconds, rr.finishSeconds);
   for (RankResult &rr : result.ranks) {
     for (const Span &s : rr.spans)
-      (s.isCompute ? rr.computeSeconds : rr.commSeconds) += s.end - s.start;
+      (s.isCompute ? rr.computeSeconds
+       : s.async   ? rr.overlappedCommSeconds
+                   : rr.commSeconds) += s.end - s.start;
     rr.idleSeconds =
         std::max(0.0, result.stepSeconds - rr.computeSeconds - rr.commSeconds);
   }

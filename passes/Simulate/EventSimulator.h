@@ -14,6 +14,13 @@
 //  * a collective starts once every rank of its group has reached it (the
 //    k-th collective a rank issues on a group id matches the k-th of every
 //    other member) and completes for all members at start + duration;
+//  * an asynchronous collective (Op::async) goes to the rank's
+//    communication stream instead and the rank carries on at once; each
+//    rank's stream runs its asynchronous collectives one at a time in issue
+//    order, each reaching its instance when the previous one is done. A
+//    wait op blocks the rank until at most `pending` of its asynchronous
+//    collectives are unfinished; a program's end waits for all of them.
+//    (This is how ZeRO-3 prefetches parameters under compute.)
 //  * the durations of transfers and collectives come from a callback, so
 //    that the fabric's collective models (and any contention model) plug in.
 //
@@ -33,7 +40,7 @@
 namespace plexus::sim {
 
 /// What an op does.
-enum class OpKind { Compute, Send, Recv, Collective };
+enum class OpKind { Compute, Send, Recv, Collective, Wait };
 
 /// The pass a compute op runs (rt.compute's `kind`).
 enum class ComputeKind { Fwd, Bwd, Recompute };
@@ -61,6 +68,14 @@ struct Op {
   ComputeKind computeKind = ComputeKind::Fwd;
   double seconds = 0;
   int64_t memoryDeltaBytes = 0; ///< applied when the op starts
+  // What a compute op covers (rt.compute's fields; the simulator only
+  // carries them): layers [layerBegin, layerEnd) of pipeline stage `stage`
+  // over sequences `seqs` (slice `slices[i]` of seqs[i] when `slices` is
+  // not empty), performing `flops` floating-point operations on this rank.
+  int64_t layerBegin = 0, layerEnd = 1, stage = 0;
+  std::vector<int64_t> seqs;
+  std::vector<int64_t> slices;
+  double flops = 0;
   // Send / Recv.
   int64_t peer = -1;
   int64_t tag = 0;
@@ -70,13 +85,18 @@ struct Op {
   CommKind commKind = CommKind::AllReduce;
   std::string group;          ///< communicator id, the same on every member
   std::vector<int64_t> ranks; ///< members in ring order
+  bool async = false;         ///< runs on the rank's communication stream
+  // Wait: how many asynchronous collectives may still be unfinished.
+  int64_t pending = 0;
 
   static Op compute(std::string label, ComputeKind kind, double seconds,
                     int64_t memoryDeltaBytes = 0);
   static Op send(int64_t peer, int64_t bytes, int64_t tag = 0);
   static Op recv(int64_t peer, int64_t bytes, int64_t tag = 0);
   static Op collective(CommKind kind, std::string group,
-                       std::vector<int64_t> ranks, int64_t bytes);
+                       std::vector<int64_t> ranks, int64_t bytes,
+                       bool async = false);
+  static Op wait(int64_t pending = 0);
 };
 
 /// Everything one rank does in a step. Rank r's program is programs[r];
@@ -85,6 +105,9 @@ struct Program {
   std::vector<Op> ops;
   int64_t initialMemoryBytes = 0; ///< resident before the first op
 };
+
+/// Sum of the `flops` of every compute op of every program.
+double totalComputeFlops(const std::vector<Program> &programs);
 
 /// One communication whose duration the callback decides.
 struct CommRequest {
@@ -144,15 +167,19 @@ struct Span {
   int64_t opIndex = 0; ///< index of the op in the rank's program
   int64_t bytes = 0;   ///< communication only
   bool isCompute = false;
+  bool async = false; ///< on the communication stream, beside the rank's ops
 };
 
 struct RankResult {
-  double computeSeconds = 0;   ///< sum of compute spans
-  double commSeconds = 0;      ///< sum of communication spans (transfer time)
-  double idleSeconds = 0;      ///< stepSeconds - compute - comm (bubble)
-  double finishSeconds = 0;    ///< when its last op completed
-  int64_t peakMemoryBytes = 0; ///< max of the running sum of memory deltas
-  std::vector<Span> spans;     ///< in program order (= time order)
+  double computeSeconds = 0;        ///< sum of compute spans
+  double commSeconds = 0;           ///< blocking communication and waits on the
+                                    ///< stream: communication not hidden
+  double overlappedCommSeconds = 0; ///< asynchronous collectives' time
+  double idleSeconds = 0;           ///< stepSeconds - compute - comm (bubble)
+  double finishSeconds = 0;         ///< when its last op completed
+  int64_t peakMemoryBytes = 0;      ///< max of the running sum of memory deltas
+  std::vector<Span> spans;          ///< the rank's own ops, in time order, then
+                                    ///< its stream's collectives (async)
 };
 
 struct SimResult {

@@ -33,10 +33,17 @@ def SimulatePass : Pass<"plx-simulate", "::mlir::ModuleOp"> {
       all-gather, reduce-scatter and all-to-all (p-1)/p S/B + (p-1)a, where
       S is the full buffer (p times the op's bytes for all-gather);
       send/recv a + S/B.
+    Asynchronous collectives run on each rank's communication stream and
+    `rt.wait` waits for them (passes/Simulate/EventSimulator.h).
     Attaches the results to the module: `plx.sim.step_time` (s),
-    `plx.sim.bubble_fraction`, and per program `plx.sim.compute_time`,
-    `plx.sim.comm_time`, `plx.sim.idle_time`. With `trace=FILE` it writes a
-    Chrome trace (one track per rank).
+    `plx.sim.bubble_fraction`, `plx.sim.flops` (the sum of the compute ops'
+    `flops`) and, when a peak is known (the placed job's chip, or
+    `peak-flops`), `plx.sim.mfu` = flops / (step time x ranks x peak); and
+    per program `plx.sim.compute_time`, `plx.sim.comm_time` (blocking
+    communication and waits), `plx.sim.overlapped_comm_time`,
+    `plx.sim.idle_time` and `plx.sim.peak_mem` (bytes: `resident` plus the
+    running sum of the compute ops' `mem`). With `trace=FILE` it writes a
+    Chrome trace (one track per rank, one more per communication stream).
   }];
   let options = [
     Option<"linkBandwidth", "link-bandwidth", "double", "50e9",
@@ -47,6 +54,8 @@ def SimulatePass : Pass<"plx-simulate", "::mlir::ModuleOp"> {
            "write a Chrome trace (Perfetto) to this file">,
     Option<"jobName", "job", "std::string", "\"\"",
            "time communication on the placed chips of this plan.job">,
+    Option<"peakFlops", "peak-flops", "double", "0",
+           "peak FLOP/s of one rank for MFU (default: the job's chip)">,
   ];
 }
 

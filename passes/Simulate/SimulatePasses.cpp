@@ -14,6 +14,7 @@
 #include "passes/Fabric/FabricGraph.h"
 #include "passes/Simulate/ChromeTrace.h"
 #include "passes/Simulate/EventSimulator.h"
+#include "passes/Simulate/FabricCommTime.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -60,6 +61,7 @@ FailureOr<Programs> readPrograms(ModuleOp module) {
     }
     ++expected;
     sim::Program p;
+    p.initialMemoryBytes = program.getResident().value_or(0);
     for (Operation &op : *program.getBody()) {
       if (auto c = dyn_cast<rt::ComputeOp>(op)) {
         sim::ComputeKind kind = c.getKind() == rt::ComputeKind::bwd
@@ -70,7 +72,16 @@ FailureOr<Programs> readPrograms(ModuleOp module) {
         std::string label = stringifyComputeKind(c.getKind()).str() +
                             " layers " + std::to_string(c.getLayerBegin()) +
                             "-" + std::to_string(c.getLayerEnd());
-        p.ops.push_back(sim::Op::compute(label, kind, c.getTime()));
+        sim::Op op =
+            sim::Op::compute(label, kind, c.getTime(), c.getMem().value_or(0));
+        op.layerBegin = c.getLayerBegin();
+        op.layerEnd = c.getLayerEnd();
+        op.stage = c.getStage();
+        op.seqs.assign(c.getSeqs().begin(), c.getSeqs().end());
+        if (std::optional<ArrayRef<int64_t>> slices = c.getSlices())
+          op.slices.assign(slices->begin(), slices->end());
+        op.flops = c.getFlops().value_or(0);
+        p.ops.push_back(std::move(op));
       } else if (auto s = dyn_cast<rt::SendOp>(op)) {
         p.ops.push_back(sim::Op::send(s.getPeer(), s.getBytes(), s.getTag()));
       } else if (auto r = dyn_cast<rt::RecvOp>(op)) {
@@ -84,7 +95,10 @@ FailureOr<Programs> readPrograms(ModuleOp module) {
         ArrayRef<int64_t> group = coll.getGroup();
         p.ops.push_back(sim::Op::collective(
             kind, coll.getComm().str(),
-            std::vector<int64_t>(group.begin(), group.end()), coll.getBytes()));
+            std::vector<int64_t>(group.begin(), group.end()), coll.getBytes(),
+            op.hasAttr("async")));
+      } else if (auto w = dyn_cast<rt::WaitOp>(op)) {
+        p.ops.push_back(sim::Op::wait(w.getPending()));
       }
     }
     result.ops.push_back(program);
@@ -137,7 +151,7 @@ struct SimulatePass : sim::impl::SimulatePassBase<SimulatePass> {
   LogicalResult placedChips(ModuleOp module, size_t ranks,
                             fabric::FabricGraph &graph,
                             std::vector<fabric::ChipRef> &chips,
-                            fabric::CollectiveParams &params) {
+                            fabric::CollectiveParams &params, double &peak) {
     auto job = dyn_cast_or_null<plan::JobOp>(
         SymbolTable::lookupSymbolIn(module, jobName));
     if (!job)
@@ -161,6 +175,8 @@ struct SimulatePass : sim::impl::SimulatePassBase<SimulatePass> {
              << built.problems.front().message;
     params.intraNodeBandwidth =
         static_cast<double>(fabricOp.getIntraNodeBandwidth());
+    if (peak == 0)
+      peak = fabricOp.getChip().getBf16Flops();
     for (int64_t r = 0; r < job.getRanks(); ++r) {
       auto [node, local] = job.chipOf(r);
       chips.push_back({node, local});
@@ -182,37 +198,16 @@ struct SimulatePass : sim::impl::SimulatePassBase<SimulatePass> {
     fabric::FabricGraph graph;
     std::vector<fabric::ChipRef> chips;
     fabric::CollectiveParams params;
+    double peak = peakFlops;
+    if (!(peak >= 0)) {
+      module.emitError("plx-simulate needs peak-flops >= 0");
+      return signalPassFailure();
+    }
     if (!jobName.empty()) {
       if (failed(placedChips(module, programs->programs.size(), graph, chips,
-                             params)))
+                             params, peak)))
         return signalPassFailure();
-      options.commTime = [&](const sim::CommRequest &r) -> sim::CommTime {
-        std::vector<fabric::ChipRef> group;
-        for (int64_t rank : r.ranks)
-          group.push_back(chips[rank]);
-        double bytes = static_cast<double>(r.bytes);
-        fabric::CollectiveTime t;
-        switch (r.kind) {
-        case sim::CommKind::PointToPoint:
-          t = fabric::sendRecvTime(graph, group[0], group[1], bytes, params);
-          break;
-        case sim::CommKind::AllReduce:
-          t = fabric::allReduceTime(graph, group, bytes, params);
-          break;
-        case sim::CommKind::AllGather:
-          t = fabric::allGatherTime(graph, group, bytes * group.size(), params);
-          break;
-        case sim::CommKind::ReduceScatter:
-          t = fabric::reduceScatterTime(graph, group, bytes, params);
-          break;
-        case sim::CommKind::AllToAll:
-          t = fabric::allToAllTime(graph, group, bytes, params);
-          break;
-        }
-        if (!t.ok())
-          return sim::CommTime::failure(t.error);
-        return sim::CommTime(t.seconds);
-      };
+      options.commTime = sim::fabricCommTime(graph, chips, params);
     } else {
       const double bw = linkBandwidth, alpha = latency;
       options.commTime = [bw, alpha](const sim::CommRequest &r) {
@@ -233,12 +228,19 @@ struct SimulatePass : sim::impl::SimulatePassBase<SimulatePass> {
         }
       };
     }
+    const double flops = sim::totalComputeFlops(programs->programs);
+    options.totalFlops = flops;
+    if (peak > 0)
+      options.peakFlopsPerRank = peak;
     sim::SimResult result = sim::simulate(programs->programs, options);
     if (!result.ok()) {
       reportError(*programs, result, module);
       return signalPassFailure();
     }
     Builder b(module.getContext());
+    module->setAttr("plx.sim.flops", b.getF64FloatAttr(flops));
+    if (result.mfu)
+      module->setAttr("plx.sim.mfu", b.getF64FloatAttr(*result.mfu));
     module->setAttr("plx.sim.step_time", b.getF64FloatAttr(result.stepSeconds));
     module->setAttr("plx.sim.bubble_fraction",
                     b.getF64FloatAttr(result.bubbleFraction()));
@@ -247,8 +249,12 @@ struct SimulatePass : sim::impl::SimulatePassBase<SimulatePass> {
                        b.getF64FloatAttr(rank.computeSeconds));
       program->setAttr("plx.sim.comm_time",
                        b.getF64FloatAttr(rank.commSeconds));
+      program->setAttr("plx.sim.overlapped_comm_time",
+                       b.getF64FloatAttr(rank.overlappedCommSeconds));
       program->setAttr("plx.sim.idle_time",
                        b.getF64FloatAttr(rank.idleSeconds));
+      program->setAttr("plx.sim.peak_mem",
+                       b.getI64IntegerAttr(rank.peakMemoryBytes));
     }
     if (!tracePath.empty()) {
       std::string error = sim::writeChromeTrace(result, tracePath);

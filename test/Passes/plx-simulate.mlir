@@ -9,9 +9,9 @@
 // Step 7 s; each rank computes 3 s and communicates 1 s, so it idles 3 s:
 // the bubble is 3/7.
 
-// CHECK: module attributes {plx.sim.bubble_fraction = 0.42857142857142855 : f64, plx.sim.step_time = 7.000000e+00 : f64}
-// CHECK: rt.program @rank_0 rank 0 attributes {plx.sim.comm_time = 1.000000e+00 : f64, plx.sim.compute_time = 3.000000e+00 : f64, plx.sim.idle_time = 3.000000e+00 : f64}
-// CHECK: rt.program @rank_1 rank 1 attributes {plx.sim.comm_time = 1.000000e+00 : f64, plx.sim.compute_time = 3.000000e+00 : f64, plx.sim.idle_time = 3.000000e+00 : f64}
+// CHECK: module attributes {plx.sim.bubble_fraction = 0.42857142857142855 : f64, plx.sim.flops = 0.000000e+00 : f64, plx.sim.step_time = 7.000000e+00 : f64}
+// CHECK: rt.program @rank_0 rank 0 attributes {plx.sim.comm_time = 1.000000e+00 : f64, plx.sim.compute_time = 3.000000e+00 : f64, plx.sim.idle_time = 3.000000e+00 : f64, plx.sim.overlapped_comm_time = 0.000000e+00 : f64, plx.sim.peak_mem = 0 : i64}
+// CHECK: rt.program @rank_1 rank 1 attributes {plx.sim.comm_time = 1.000000e+00 : f64, plx.sim.compute_time = 3.000000e+00 : f64, plx.sim.idle_time = 3.000000e+00 : f64, plx.sim.overlapped_comm_time = 0.000000e+00 : f64, plx.sim.peak_mem = 0 : i64}
 rt.program @rank_0 rank 0 {
   rt.compute fwd layers [0, 2) stage 0 seqs [0] time 1.0
   rt.send to 1 bytes 500000000 tag 0

@@ -8,6 +8,7 @@
 #include "passes/Instantiate/Passes.h"
 #include "passes/Placement/Passes.h"
 #include "passes/Simulate/Passes.h"
+#include "passes/Train/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -20,6 +21,7 @@ int main(int argc, char **argv) {
   plexus::instantiate::registerInstantiatePasses();
   plexus::placement::registerPlacementPasses();
   plexus::sim::registerSimulatePasses();
+  plexus::train::registerTrainPasses();
 
   mlir::DialectRegistry registry;
   plexus::registerAllDialects(registry);

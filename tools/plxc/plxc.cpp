@@ -1,9 +1,12 @@
 //===- plxc.cpp - The Plexus compiler driver ------------------------------===//
 //
-//   plxc FILE.plx [--emit=ast|spec] [--report=text|json] [-o DIR]
+//   plxc FILE.plx [--emit=ast|spec|plan|circuits|fabric-dot]
+//                 [--report=text|json] [--trace FILE] [-o DIR]
 //
-// Reads a spec, checks it, and prints the report (default) or the requested
-// intermediate form. With -o, also writes spec.mlir and report.json into DIR.
+// Reads a spec, checks it, places its jobs, plans, lowers and simulates each
+// training job's steps with its strategy and the standard baselines, and
+// prints the report (default) or the requested intermediate form. With -o,
+// also writes spec.mlir, plan.mlir and report.json into DIR.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Report/FabricReport.h"
@@ -16,6 +19,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "passes/Instantiate/Passes.h"
 #include "passes/Placement/Passes.h"
+#include "passes/Train/TrainPipeline.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -62,14 +66,27 @@ cl::opt<ReportFormat> reportFormat(
     cl::cat(plxcCategory));
 
 cl::opt<std::string> outputDir("o",
-                               cl::desc("Write spec.mlir and report.json "
-                                        "into this directory"),
+                               cl::desc("With the report or --emit=plan, also "
+                                        "write spec.mlir, plan.mlir and "
+                                        "report.json into this directory"),
                                cl::value_desc("dir"), cl::cat(plxcCategory));
 
 cl::opt<unsigned>
     errorLimit("error-limit",
                cl::desc("Stop showing errors after this many (0: show all)"),
                cl::init(20), cl::cat(plxcCategory));
+
+cl::opt<std::string>
+    tracePath("trace",
+              cl::desc("Write a Chrome trace (Perfetto) of the first train "
+                       "job's plan, one track per rank"),
+              cl::value_desc("file"), cl::cat(plxcCategory));
+
+cl::opt<int64_t> maxSimulatedRanks(
+    "max-simulated-ranks",
+    cl::desc("Simulate train jobs of at most this many ranks (larger ones "
+             "are planned only)"),
+    cl::init(4096), cl::cat(plxcCategory));
 
 cl::opt<bool> printLocations("print-locations",
                              cl::desc("Print .plx locations with --emit=spec"),
@@ -133,25 +150,52 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
-  if (!outputDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir)) {
-      std::cerr << "plxc: error: cannot create '" << outputDir
-                << "': " << ec.message() << "\n";
-      return 1;
-    }
-    std::ostringstream json;
-    json << plexus::report::specReportJson(*module).dump(2) << "\n";
-    if (!writeFile(outputDir, "spec.mlir", printModule(*module, true)) ||
-        !writeFile(outputDir, "report.json", json.str()))
-      return 1;
-  }
-
-  if (emit == Emit::Plan) {
-    // The plan skeleton of every job, placed on its fabric.
+  // The train pipeline: place every job, then plan, lower and simulate
+  // each train job (passes/Train/TrainPipeline.h).
+  auto runPipeline = [&](nlohmann::ordered_json &predictions) {
+    std::string specText = printModule(*module, true);
     mlir::PassManager pm(&context);
     pm.addPass(plexus::instantiate::createInstantiatePass());
     pm.addPass(plexus::placement::createPlacePass());
     if (mlir::failed(pm.run(*module)))
+      return false;
+    plexus::train::PipelineOptions options;
+    options.tracePath = tracePath;
+    options.maxSimulatedRanks = maxSimulatedRanks;
+    options.progress = [](const std::string &line) {
+      std::cerr << line << "\n";
+    };
+    auto result = plexus::train::predictTrainJobs(*module, options);
+    if (mlir::failed(result))
+      return false;
+    for (const plexus::train::TrainPrediction &p : *result)
+      predictions[p.job] = plexus::train::predictionJson(p);
+    if (!tracePath.empty() && result->empty()) {
+      std::cerr << "plxc: error: --trace needs a train job to simulate\n";
+      return false;
+    }
+    if (!outputDir.empty()) {
+      if (std::error_code ec = llvm::sys::fs::create_directories(outputDir)) {
+        std::cerr << "plxc: error: cannot create '" << outputDir
+                  << "': " << ec.message() << "\n";
+        return false;
+      }
+      std::ostringstream json;
+      json << plexus::report::specReportJson(*module, predictions).dump(2)
+           << "\n";
+      if (!writeFile(outputDir, "spec.mlir", specText) ||
+          !writeFile(outputDir, "plan.mlir", printModule(*module, true)) ||
+          !writeFile(outputDir, "report.json", json.str()))
+        return false;
+    }
+    return true;
+  };
+
+  if (emit == Emit::Plan) {
+    // Every job's ranks, communicators and placement, and each train job's
+    // planned step 0.
+    nlohmann::ordered_json predictions = nlohmann::ordered_json::object();
+    if (!runPipeline(predictions))
       return 1;
     std::cout << printModule(*module, printLocations);
     return 0;
@@ -191,9 +235,13 @@ int main(int argc, char **argv) {
     std::cout << printModule(*module, printLocations);
     return 0;
   }
+  nlohmann::ordered_json predictions = nlohmann::ordered_json::object();
+  if (!runPipeline(predictions))
+    return 1;
   if (reportFormat == ReportFormat::Json)
-    std::cout << plexus::report::specReportJson(*module).dump(2) << "\n";
+    std::cout << plexus::report::specReportJson(*module, predictions).dump(2)
+              << "\n";
   else
-    plexus::report::printSpecReport(*module, std::cout);
+    plexus::report::printSpecReport(*module, std::cout, predictions);
   return 0;
 }

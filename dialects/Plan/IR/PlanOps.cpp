@@ -128,6 +128,14 @@ LogicalResult StepOp::verify() {
     return emitOpError("world size must be at least 1, got ") << getWorldSize();
   if (failed(verifySeconds(*this, "step time", getTime())))
     return failure();
+  if (getZero() && (*getZero() < 0 || *getZero() > 3))
+    return emitOpError("ZeRO stage must be 0, 1, 2 or 3, got ") << *getZero();
+  if (std::optional<ArrayRef<int64_t>> lengths = getLengths())
+    for (auto [id, length] : llvm::enumerate(*lengths))
+      if (length < 1)
+        return emitOpError("sequence ")
+               << id << " has length " << length
+               << "; every sequence has at least 1 token";
   return verifyBytes(*this, "peak memory", getPeakMem());
 }
 
@@ -150,6 +158,12 @@ LogicalResult StepOp::verifyRegions() {
     for (auto [groupPos, group] :
          llvm::enumerate(microbatch.getBody()->getOps<SpGroupOp>())) {
       for (int64_t seq : group.getSeqs()) {
+        if (std::optional<ArrayRef<int64_t>> lengths = getLengths())
+          if (seq >= static_cast<int64_t>(lengths->size()))
+            return group.emitOpError("sequence ")
+                   << seq << " has no length: the step lists "
+                   << lengths->size() << " lengths (ids 0.."
+                   << static_cast<int64_t>(lengths->size()) - 1 << ")";
         auto [it, inserted] =
             seenAt.try_emplace(seq, static_cast<int64_t>(position),
                                static_cast<unsigned>(groupPos));
@@ -298,6 +312,23 @@ LogicalResult SpGroupOp::verify() {
            << getDegree() << " does not match rank range "
            << rankRange(first, last) << ", which holds "
            << (static_cast<uint64_t>(last - first) + 1) << " ranks";
+
+  for (auto [name, value] :
+       {std::pair{"tensor-parallel", getTp()},
+        std::pair{"context-parallel", getCp()}, std::pair{"pipeline", getPp()}})
+    if (value && *value < 1)
+      return emitOpError() << name << " degree must be at least 1, got "
+                           << *value;
+  // Each factor is >= 1 and divides in turn, so nothing overflows.
+  int64_t rest = getDegree();
+  for (int64_t factor : {getTpDegree(), getCpDegree(), getPpDegree()}) {
+    if (rest % factor != 0)
+      return emitOpError("degree ")
+             << getDegree() << " is not a multiple of tp * cp * pp ("
+             << getTpDegree() << " * " << getCpDegree() << " * "
+             << getPpDegree() << "); the Ulysses degree must be whole";
+    rest /= factor;
+  }
 
   for (int64_t seq : getSeqs())
     if (seq < 0)

@@ -30,6 +30,17 @@ def Plan_StepOp : Plan_Op<"step", [
     - `peak_mem`: the modeled peak memory of the busiest rank in bytes; at
       least the per-rank memory of every SP group of the step.
 
+    Optional (written after `peak_mem`, in this order):
+    - `job`: the `plx.train` whose step this is; `plx-lower-to-rt` reads
+      the model, chip and strategy from it.
+    - `strategy`: the name of the plan (`static-sp-64`, `megatron-tp8-cp2`,
+      `pp4-tp8-1f1b`, `flexsp`, ...), shown by reports.
+    - `zero`: the ZeRO stage (0..3) the plan assumes, when it differs from
+      the job's (Megatron-style baselines use ZeRO-1).
+    - `lengths`: the token count of each sequence id of the step (id i has
+      `lengths[i]` tokens, each at least 1); every id a group lists must
+      have a length.
+
     The verifier checks the attributes, that the step holds at least one
     micro-batch, that micro-batch indices count 0, 1, 2, ... in order, that
     no sequence is processed by two groups of the step, and the two cost
@@ -49,11 +60,17 @@ def Plan_StepOp : Plan_Op<"step", [
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Plan_Int64Attr:$index,
                        Plan_Int64Attr:$world_size, Plan_F64Attr:$time,
-                       Plan_Int64Attr:$peak_mem);
+                       Plan_Int64Attr:$peak_mem,
+                       OptionalAttr<FlatSymbolRefAttr>:$job,
+                       OptionalAttr<StrAttr>:$strategy,
+                       OptionalAttr<DenseI64ArrayAttr>:$lengths,
+                       OptionalAttr<Plan_Int64Attr>:$zero);
   let regions = (region SizedRegion<1>:$bodyRegion);
   let assemblyFormat = [{
     $sym_name `index` $index `world` $world_size
     `time` custom<Decimal>($time) `peak_mem` $peak_mem
+    (`job` $job^)? (`strategy` $strategy^)? (`zero` $zero^)?
+    (`lengths` $lengths^)?
     attr-dict-with-keyword $bodyRegion
   }];
   let skipDefaultBuilders = 1;
@@ -138,16 +155,40 @@ def Plan_SpGroupOp : Plan_Op<"sp_group", [HasParent<"MicrobatchOp">]> {
     - `mem`: the modeled memory each rank of the group needs, in bytes
       (non-negative).
 
+    Optional layout of the group's ranks (each at least 1, absent = 1):
+    `tp` (Megatron tensor parallelism), `cp` (context parallelism, ring
+    attention) and `pp` (pipeline stages, run with 1F1B); the Ulysses degree
+    is what remains, degree / (tp * cp * pp), which must be a whole number.
+    Ranks are laid out with tensor parallelism innermost, then Ulysses, then
+    context, then stages: the local rank (r - first) is
+    ((stage * cp + c) * ulysses + u) * tp + t. With `pp` > 1 the group's
+    `time` is its slowest stage's forward and backward of the micro-batch.
+
     ```mlir
     plan.sp_group degree 4 ranks [0, 3] seqs [0, 5, 7] time 1.2 mem 3000000000
+    plan.sp_group degree 16 ranks [0, 15] seqs [1] time 0.9 mem 2000000000 tp 8 cp 2
     ```
   }];
   let arguments = (ins Plan_Int64Attr:$degree, Plan_Int64Attr:$first_rank,
                        Plan_Int64Attr:$last_rank, DenseI64ArrayAttr:$seqs,
-                       Plan_F64Attr:$time, Plan_Int64Attr:$mem);
+                       Plan_F64Attr:$time, Plan_Int64Attr:$mem,
+                       OptionalAttr<Plan_Int64Attr>:$tp,
+                       OptionalAttr<Plan_Int64Attr>:$cp,
+                       OptionalAttr<Plan_Int64Attr>:$pp);
   let assemblyFormat = [{
     `degree` $degree `ranks` ` ` `[` $first_rank `,` $last_rank `]`
-    `seqs` $seqs `time` custom<Decimal>($time) `mem` $mem attr-dict
+    `seqs` $seqs `time` custom<Decimal>($time) `mem` $mem
+    (`tp` $tp^)? (`cp` $cp^)? (`pp` $pp^)? attr-dict
+  }];
+  let extraClassDeclaration = [{
+    /// Tensor-, context- and pipeline-parallel degrees (1 when absent) and
+    /// the Ulysses degree that remains: degree / (tp * cp * pp).
+    int64_t getTpDegree() { return getTp().value_or(1); }
+    int64_t getCpDegree() { return getCp().value_or(1); }
+    int64_t getPpDegree() { return getPp().value_or(1); }
+    int64_t getUlyssesDegree() {
+      return getDegree() / (getTpDegree() * getCpDegree() * getPpDegree());
+    }
   }];
   let hasVerifier = 1;
 }

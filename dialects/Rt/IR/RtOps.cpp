@@ -1,6 +1,6 @@
 //===- RtOps.cpp - Ops of the rt (per-rank programs) dialect --------------===//
 //
-// Builders, the `custom<Decimal>` directive and the verifiers of the rt ops.
+// Builders, the custom directives and the verifiers of the rt ops.
 // Each verifier checks one op against itself and the rank of its program;
 // rules that span programs belong to the plx-verify-rt pass.
 //
@@ -25,22 +25,58 @@ using namespace mlir;
 using namespace plexus::rt;
 
 //===----------------------------------------------------------------------===//
-// custom<Decimal>: f64 attributes as short decimals
+// Short decimals (dialects/Common/DecimalFormat.h)
 //===----------------------------------------------------------------------===//
 
-// Times print as short decimals (dialects/Common/DecimalFormat.h).
+// Times in messages print as short decimals.
 static std::string formatDecimal(double value) {
   if (!std::isfinite(value))
     return std::isnan(value) ? "nan" : (value < 0 ? "-inf" : "inf");
   return plexus::dialects::formatShortestDecimal(value);
 }
 
-static ParseResult parseDecimal(OpAsmParser &parser, FloatAttr &attr) {
-  return plexus::dialects::parseDecimalAttr(parser, attr);
+//===----------------------------------------------------------------------===//
+// custom<TimeAndExtras>: rt.compute's time, then optional `flops`, `mem`,
+// `slices`
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseTimeAndExtras(OpAsmParser &parser, FloatAttr &time,
+                                      FloatAttr &flops, IntegerAttr &mem,
+                                      DenseI64ArrayAttr &slices) {
+  if (plexus::dialects::parseDecimalAttr(parser, time))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("flops")))
+    if (plexus::dialects::parseDecimalAttr(parser, flops))
+      return failure();
+  if (succeeded(parser.parseOptionalKeyword("mem"))) {
+    int64_t value = 0;
+    if (parser.parseInteger(value))
+      return failure();
+    mem = parser.getBuilder().getI64IntegerAttr(value);
+  }
+  if (succeeded(parser.parseOptionalKeyword("slices"))) {
+    Attribute parsed = DenseI64ArrayAttr::parse(parser, Type());
+    if (!parsed)
+      return failure();
+    slices = llvm::cast<DenseI64ArrayAttr>(parsed);
+  }
+  return success();
 }
 
-static void printDecimal(OpAsmPrinter &printer, Operation *, FloatAttr attr) {
-  plexus::dialects::printDecimalAttr(printer, attr);
+static void printTimeAndExtras(OpAsmPrinter &printer, Operation *,
+                               FloatAttr time, FloatAttr flops, IntegerAttr mem,
+                               DenseI64ArrayAttr slices) {
+  plexus::dialects::printDecimalAttr(printer, time);
+  if (flops) {
+    printer << " flops ";
+    plexus::dialects::printDecimalAttr(printer, flops);
+  }
+  if (mem)
+    printer << " mem " << mem.getValue().getSExtValue();
+  if (slices) {
+    printer << " slices ";
+    slices.print(printer);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -163,6 +199,9 @@ void ProgramOp::build(OpBuilder &builder, OperationState &state,
 LogicalResult ProgramOp::verify() {
   if (getRank() < 0)
     return emitOpError("rank must be non-negative, got ") << getRank();
+  if (getResident() && *getResident() < 0)
+    return emitOpError("resident memory must be non-negative, got ")
+           << *getResident();
   return success();
 }
 
@@ -195,6 +234,19 @@ LogicalResult ComputeOp::verify() {
     return emitOpError("time must be a finite, non-negative number of "
                        "seconds, got ")
            << formatDecimal(getTime());
+  if (std::optional<double> flops = getFlops())
+    if (!std::isfinite(*flops) || *flops < 0)
+      return emitOpError("flops must be finite and non-negative, got ")
+             << formatDecimal(*flops);
+  if (std::optional<ArrayRef<int64_t>> slices = getSlices()) {
+    if (slices->size() != getSeqs().size())
+      return emitOpError("lists ")
+             << slices->size() << " slice indices for " << getSeqs().size()
+             << " sequences; give one per sequence";
+    for (int64_t slice : *slices)
+      if (slice < 0)
+        return emitOpError("slice index must be non-negative, got ") << slice;
+  }
   return success();
 }
 
@@ -234,4 +286,14 @@ LogicalResult SendOp::verify() {
 LogicalResult RecvOp::verify() {
   return verifyPointToPoint(*this, "a rank cannot receive from itself",
                             getPeer(), getBytes(), getTag());
+}
+
+//===----------------------------------------------------------------------===//
+// WaitOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WaitOp::verify() {
+  if (getPending() < 0)
+    return emitOpError("pending must be non-negative, got ") << getPending();
+  return success();
 }

@@ -26,6 +26,9 @@ def Rt_ProgramOp : Rt_Op<"program", [
     other than `rt.program` may only appear directly inside a program, and
     read the program's rank to check their peers and groups.
 
+    `resident` (optional, non-negative) is the memory in bytes the rank
+    holds for the whole step (model states, buffers), before any op's `mem`.
+
     ```mlir
     rt.program @rank_0 rank 0 {
       rt.compute fwd layers [0, 16) stage 0 seqs [0, 1] time 0.004
@@ -33,10 +36,12 @@ def Rt_ProgramOp : Rt_Op<"program", [
     }
     ```
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, Rt_Int64Attr:$rank);
+  let arguments = (ins SymbolNameAttr:$sym_name, Rt_Int64Attr:$rank,
+                       OptionalAttr<Rt_Int64Attr>:$resident);
   let regions = (region SizedRegion<1>:$bodyRegion);
   let assemblyFormat = [{
-    $sym_name `rank` $rank attr-dict-with-keyword $bodyRegion
+    $sym_name `rank` $rank (`resident` $resident^)?
+    attr-dict-with-keyword $bodyRegion
   }];
   let skipDefaultBuilders = 1;
   let builders = [
@@ -60,17 +65,33 @@ def Rt_ComputeOp : Rt_Op<"compute", [HasParent<"ProgramOp">]> {
     no repeats). `time` is the modeled time in seconds (finite,
     non-negative).
 
+    Optional, written after the time in this order:
+    - `flops F`: the floating-point operations the op performs on this
+      rank (finite, non-negative); the simulator sums them for MFU.
+    - `mem M`: bytes this rank allocates when the op starts (negative:
+      frees); the simulator tracks the running sum for peak memory.
+    - `slices [..]`: one entry per listed sequence, the index (>= 0) of the
+      slice of that sequence the op covers, when sequences are cut into
+      consecutive slices (chunks). `plx-verify-rt` checks that a rank runs
+      a sequence's slices forward in increasing order and backward (and
+      recompute) in decreasing order.
+
     ```mlir
     rt.compute fwd layers [0, 16) stage 0 seqs [0, 1] time 0.004
+    rt.compute bwd layers [0, 16) stage 0 seqs [2] time 0.008 flops 2.4e12 mem -1048576 slices [1]
     ```
   }];
   let arguments = (ins Rt_ComputeKindAttr:$kind, Rt_Int64Attr:$layer_begin,
                        Rt_Int64Attr:$layer_end, Rt_Int64Attr:$stage,
-                       DenseI64ArrayAttr:$seqs, Rt_F64Attr:$time);
+                       DenseI64ArrayAttr:$seqs, Rt_F64Attr:$time,
+                       OptionalAttr<Rt_F64Attr>:$flops,
+                       OptionalAttr<Rt_Int64Attr>:$mem,
+                       OptionalAttr<DenseI64ArrayAttr>:$slices);
   let assemblyFormat = [{
     custom<ComputeKind>($kind)
     `layers` ` ` `[` $layer_begin `,` $layer_end `)` `stage` $stage
-    `seqs` $seqs `time` custom<Decimal>($time) attr-dict
+    `seqs` $seqs `time` custom<TimeAndExtras>($time, $flops, $mem, $slices)
+    attr-dict
   }];
   let hasVerifier = 1;
 }
@@ -89,13 +110,21 @@ class Rt_CollectiveOp<string mnemonic, string opSummary, string bytesMeaning>
     includes the rank of the enclosing program. `bytes` (non-negative) is
     the size of each rank's input buffer:}], bytesMeaning, [{
 
+    With `async` the collective runs on the rank's communication stream:
+    the rank goes on with its next op at once, the stream runs its
+    collectives one at a time in issue order, and an `rt.wait` (or the end
+    of the program) waits for them. The members of a group may differ in
+    whether they issue it asynchronously.
+
     ```mlir
-    rt.}], mnemonic, [{ group "mb0.sp1" [4, 5, 6, 7] bytes 1048576
+    rt.}], mnemonic, [{ group "sp:4-7" [4, 5, 6, 7] bytes 1048576
+    rt.}], mnemonic, [{ group "zero:0-7" [0, 1, 2, 3, 4, 5, 6, 7] bytes 4096 async
     ```
   }]);
   let arguments = (ins StrAttr:$comm, DenseI64ArrayAttr:$group,
-                       Rt_Int64Attr:$bytes);
-  let assemblyFormat = "`group` $comm $group `bytes` $bytes attr-dict";
+                       Rt_Int64Attr:$bytes, UnitAttr:$async);
+  let assemblyFormat =
+      "`group` $comm $group `bytes` $bytes (`async` $async^)? attr-dict";
   let hasVerifier = 1;
 }
 
@@ -163,6 +192,28 @@ def Rt_RecvOp : Rt_Op<"recv", [HasParent<"ProgramOp">]> {
   let arguments = (ins Rt_Int64Attr:$peer, Rt_Int64Attr:$bytes,
                        Rt_Int64Attr:$tag);
   let assemblyFormat = "`from` $peer `bytes` $bytes `tag` $tag attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// rt.wait
+//===----------------------------------------------------------------------===//
+
+def Rt_WaitOp : Rt_Op<"wait", [HasParent<"ProgramOp">]> {
+  let summary = "Wait for the rank's asynchronous collectives";
+  let description = [{
+    Blocks the rank until at most `pending` (non-negative, default 0) of
+    the asynchronous collectives it has issued so far are unfinished. As
+    the stream runs them in issue order, these are the most recent ones:
+    `pending 1` after issuing a prefetch and a gradient reduction lets the
+    reduction run on while the prefetch is needed now.
+
+    ```mlir
+    rt.wait pending 1
+    ```
+  }];
+  let arguments = (ins Rt_Int64Attr:$pending);
+  let assemblyFormat = "`pending` $pending attr-dict";
   let hasVerifier = 1;
 }
 

@@ -320,3 +320,48 @@ plan.step @s index 0 world 1 time 1.5 peak_mem 0 {
     plan.sp_group degree 1 ranks [0, 0] seqs [1] time 1.0 mem 0
   }
 }
+
+// -----
+
+plan.step @s index 0 world 4 time 1.0 peak_mem 0 {
+  plan.microbatch 0 time 1.0 {
+    // expected-error @+1 {{'plan.sp_group' op tensor-parallel degree must be at least 1, got 0}}
+    plan.sp_group degree 4 ranks [0, 3] seqs [0] time 1.0 mem 0 tp 0
+  }
+}
+
+// -----
+
+plan.step @s index 0 world 4 time 1.0 peak_mem 0 {
+  plan.microbatch 0 time 1.0 {
+    // expected-error @+1 {{'plan.sp_group' op degree 4 is not a multiple of tp * cp * pp (2 * 3 * 1); the Ulysses degree must be whole}}
+    plan.sp_group degree 4 ranks [0, 3] seqs [0] time 1.0 mem 0 tp 2 cp 3
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'plan.step' op sequence 1 has length 0; every sequence has at least 1 token}}
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 lengths [5, 0] {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
+  }
+}
+
+// -----
+
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 lengths [5, 6] {
+  plan.microbatch 0 time 1.0 {
+    // expected-error @+1 {{'plan.sp_group' op sequence 2 has no length: the step lists 2 lengths (ids 0..1)}}
+    plan.sp_group degree 1 ranks [0, 0] seqs [2] time 1.0 mem 0
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'plan.step' op ZeRO stage must be 0, 1, 2 or 3, got 4}}
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 zero 4 {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
+  }
+}

@@ -90,3 +90,18 @@ plan.step @annotated index 0 world 1 time 1.0 peak_mem 8 attributes {plan.note =
     plan.sp_group degree 1 ranks [0, 0] seqs [9] time 1.0 mem 8 {plan.note = "g"}
   }
 }
+
+// A step naming its job, strategy, ZeRO stage and sequence lengths, with
+// Megatron-style and pipelined groups.
+// CHECK-LABEL: plan.step @tp_cp index 0 world 16 time 3.0 peak_mem 2000 job @train strategy "megatron-tp4-cp2" zero 1 lengths [4096, 100, 7] {
+// CHECK-NEXT:    plan.microbatch 0 time 1.5 {
+// CHECK-NEXT:      plan.sp_group degree 8 ranks [0, 7] seqs [0] time 1.5 mem 2000 tp 4 cp 2
+// CHECK-NEXT:      plan.sp_group degree 8 ranks [8, 15] seqs [1, 2] time 0.5 mem 1000 tp 4 pp 2
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+plan.step @tp_cp index 0 world 16 time 3.0 peak_mem 2000 job @train strategy "megatron-tp4-cp2" zero 1 lengths [4096, 100, 7] {
+  plan.microbatch 0 time 1.5 {
+    plan.sp_group degree 8 ranks [0, 7] seqs [0] time 1.5 mem 2000 tp 4 cp 2
+    plan.sp_group degree 8 ranks [8, 15] seqs [1, 2] time 0.5 mem 1000 tp 4 pp 2
+  }
+}

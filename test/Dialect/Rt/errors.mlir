@@ -213,3 +213,37 @@ rt.program @rank_0 rank 0 {
   // expected-error @+1 {{'rt.send' op tag must be non-negative, got -3}}
   rt.send to 1 bytes 4096 tag -3
 }
+
+// -----
+
+// expected-error @+1 {{'rt.program' op resident memory must be non-negative, got -1}}
+rt.program @rank_0 rank 0 resident -1 {
+}
+
+// -----
+
+rt.program @rank_0 rank 0 {
+  // expected-error @+1 {{'rt.compute' op flops must be finite and non-negative, got -5.0}}
+  rt.compute fwd layers [0, 1) stage 0 seqs [0] time 1.0 flops -5.0
+}
+
+// -----
+
+rt.program @rank_0 rank 0 {
+  // expected-error @+1 {{'rt.compute' op lists 1 slice indices for 2 sequences; give one per sequence}}
+  rt.compute fwd layers [0, 1) stage 0 seqs [0, 1] time 1.0 slices [0]
+}
+
+// -----
+
+rt.program @rank_0 rank 0 {
+  // expected-error @+1 {{'rt.compute' op slice index must be non-negative, got -2}}
+  rt.compute fwd layers [0, 1) stage 0 seqs [0] time 1.0 slices [-2]
+}
+
+// -----
+
+rt.program @rank_0 rank 0 {
+  // expected-error @+1 {{'rt.wait' op pending must be non-negative, got -1}}
+  rt.wait pending -1
+}

@@ -54,3 +54,22 @@ rt.program @rank_2 rank 2 attributes {rt.note = "edge"} {
   rt.send to 0 bytes 0 tag 0
   rt.compute fwd layers [0, 1) stage 0 seqs [0] time 0.0 {rt.note = "tiny"}
 }
+
+// The optional parts: resident memory, FLOPs, memory deltas and slice
+// indices of compute ops, asynchronous collectives and waits.
+// CHECK-LABEL: rt.program @rank_9 rank 9 resident 1073741824 {
+// CHECK-NEXT:    rt.all_gather group "zero:8-9" [8, 9] bytes 4096 async
+// CHECK-NEXT:    rt.wait pending 0
+// CHECK-NEXT:    rt.compute fwd layers [0, 4) stage 0 seqs [5, 6] time 0.01 flops 2.5e+12 mem 1048576 slices [0, 2]
+// CHECK-NEXT:    rt.compute bwd layers [0, 4) stage 0 seqs [5] time 0.02 mem -1048576
+// CHECK-NEXT:    rt.reduce_scatter group "zero:8-9" [8, 9] bytes 8192 async
+// CHECK-NEXT:    rt.wait pending 1
+// CHECK-NEXT:  }
+rt.program @rank_9 rank 9 resident 1073741824 {
+  rt.all_gather group "zero:8-9" [8, 9] bytes 4096 async
+  rt.wait pending 0
+  rt.compute fwd layers [0, 4) stage 0 seqs [5, 6] time 0.01 flops 2.5e12 mem 1048576 slices [0, 2]
+  rt.compute bwd layers [0, 4) stage 0 seqs [5] time 0.02 mem -1048576
+  rt.reduce_scatter group "zero:8-9" [8, 9] bytes 8192 async
+  rt.wait pending 1
+}

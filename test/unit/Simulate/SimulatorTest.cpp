@@ -443,3 +443,125 @@ TEST(ChromeTrace, OneThreadPerRank) {
   EXPECT_EQ(xEvents, spans);
   EXPECT_EQ(writeChromeTrace(r, "/nonexistent-dir/x.json").empty(), false);
 }
+
+//===----------------------------------------------------------------------===//
+// Asynchronous collectives on each rank's communication stream
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Every collective takes `seconds`, whatever its size.
+CommTimeFn fixedTime(double seconds) {
+  return [=](const CommRequest &) { return CommTime(seconds); };
+}
+
+/// Two ranks running the same ops.
+std::vector<Program> twice(const std::vector<Op> &ops) {
+  return {Program{ops, 0}, Program{ops, 0}};
+}
+
+TEST(AsyncCollectives, HideUnderComputeUntilTheWait) {
+  // A 2 s gather issued before 3 s of compute costs nothing: step = 3.
+  SimOptions options;
+  options.commTime = fixedTime(2);
+  SimResult r =
+      simulate(twice({Op::collective(CommKind::AllGather, "z", {0, 1}, 8, true),
+                      Op::compute("fwd", ComputeKind::Fwd, 3), Op::wait()}),
+               options);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.stepSeconds, 3, kEps);
+  EXPECT_NEAR(r.ranks[0].overlappedCommSeconds, 2, kEps);
+  EXPECT_NEAR(r.ranks[0].commSeconds, 0, kEps);
+  EXPECT_NEAR(r.ranks[0].idleSeconds, 0, kEps);
+}
+
+TEST(AsyncCollectives, AWaitExposesWhatComputeDoesNotHide) {
+  // 5 s gather, wait, 1 s compute: 6 s, of which 5 s waiting.
+  SimOptions options;
+  options.commTime = fixedTime(5);
+  SimResult r =
+      simulate(twice({Op::collective(CommKind::AllGather, "z", {0, 1}, 8, true),
+                      Op::wait(), Op::compute("fwd", ComputeKind::Fwd, 1)}),
+               options);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.stepSeconds, 6, kEps);
+  EXPECT_NEAR(r.ranks[0].commSeconds, 5, kEps); // the wait
+  EXPECT_NEAR(r.ranks[0].computeSeconds, 1, kEps);
+}
+
+TEST(AsyncCollectives, TheStreamRunsOneCollectiveAtATime) {
+  // Two 2 s collectives queue: the second ends at 4; pending 1 lets the
+  // rank go on after the first (t = 2), the program's end waits for both.
+  SimOptions options;
+  options.commTime = fixedTime(2);
+  SimResult r = simulate(
+      twice({Op::collective(CommKind::AllGather, "z", {0, 1}, 8, true),
+             Op::collective(CommKind::ReduceScatter, "z", {0, 1}, 8, true),
+             Op::wait(1), Op::compute("bwd", ComputeKind::Bwd, 1)}),
+      options);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.stepSeconds, 4, kEps);
+  const std::vector<Span> &spans = r.ranks[0].spans;
+  auto bwd = std::find_if(spans.begin(), spans.end(),
+                          [](const Span &s) { return s.category == "bwd"; });
+  ASSERT_NE(bwd, spans.end());
+  EXPECT_NEAR(bwd->start, 2, kEps);
+}
+
+TEST(AsyncCollectives, MatchSynchronousOnesInIssueOrder) {
+  // Rank 0 issues the gather asynchronously, rank 1 synchronously: they
+  // are the same instance (#0 on "z"); rank 1 blocks for it, rank 0 not.
+  SimOptions options;
+  options.commTime = fixedTime(2);
+  std::vector<Program> programs{
+      Program{{Op::collective(CommKind::AllGather, "z", {0, 1}, 8, true),
+               Op::compute("fwd", ComputeKind::Fwd, 1)},
+              0},
+      Program{{Op::collective(CommKind::AllGather, "z", {0, 1}, 8),
+               Op::compute("fwd", ComputeKind::Fwd, 1)},
+              0}};
+  SimResult r = simulate(programs, options);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.ranks[0].finishSeconds, 2, kEps); // its end drains the stream
+  EXPECT_NEAR(r.ranks[1].finishSeconds, 3, kEps);
+}
+
+TEST(AsyncCollectives, AnUnmatchedAsyncCollectiveIsReported) {
+  SimOptions options;
+  options.commTime = fixedTime(1);
+  std::vector<Program> programs{
+      Program{{Op::collective(CommKind::AllGather, "z", {0, 1}, 8, true),
+               Op::wait()},
+              0},
+      Program{{Op::compute("fwd", ComputeKind::Fwd, 1)}, 0}};
+  SimResult r = simulate(programs, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errorKind, SimErrorKind::MismatchedCollective);
+  EXPECT_NE(r.error.find("rank 0 waits for its op 0: async all_gather"),
+            std::string::npos)
+      << r.error;
+}
+
+TEST(AsyncCollectives, NegativePendingIsInvalid) {
+  SimOptions options;
+  SimResult r = simulate({Program{{Op::wait(-1)}, 0}}, options);
+  EXPECT_EQ(r.errorKind, SimErrorKind::InvalidProgram);
+}
+
+TEST(AsyncCollectives, StreamSpansGetTheirOwnTraceTrack) {
+  SimOptions options;
+  options.commTime = fixedTime(2);
+  SimResult r =
+      simulate(twice({Op::collective(CommKind::AllGather, "z", {0, 1}, 8, true),
+                      Op::compute("fwd", ComputeKind::Fwd, 3)}),
+               options);
+  ASSERT_TRUE(r.ok());
+  auto trace = nlohmann::json::parse(chromeTraceJson(r, "step"));
+  std::set<int64_t> gatherTids;
+  for (const auto &e : trace["traceEvents"])
+    if (e["ph"] == "X" && e["cat"] == "all_gather")
+      gatherTids.insert(e["tid"].get<int64_t>());
+  EXPECT_EQ(gatherTids, (std::set<int64_t>{2, 3}));
+}
+
+} // namespace

@@ -1,0 +1,453 @@
+//===- StepPlanners.cpp - Static layouts as planned training steps --------===//
+#include "passes/Baselines/StepPlanners.h"
+
+#include "passes/Baselines/StaticSp.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace plexus::baselines {
+
+using lower::GroupLayout;
+using lower::LayerWork;
+using lower::PlannedGroup;
+using lower::PlannedMicroBatch;
+using lower::StepPlan;
+
+namespace {
+
+std::string gbText(double bytes) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.1f GB", bytes / 1e9);
+  return buffer;
+}
+
+bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/// The ranks of one group member's communicators, as the lowering names
+/// them (tensor innermost).
+std::vector<int64_t> membersAlong(const PlannedGroup &g, int which) {
+  const GroupLayout &l = g.layout;
+  std::vector<int64_t> ranks;
+  int64_t count = which == 0 ? l.tp : which == 1 ? l.ulysses : l.cp;
+  for (int64_t i = 0; i < count; ++i) {
+    lower::RankPosition p;
+    (which == 0 ? p.t : which == 1 ? p.u : p.c) = i;
+    ranks.push_back(g.firstRank + lower::localRankOf(l, p));
+  }
+  return ranks;
+}
+
+struct Timer {
+  const sim::CommTimeFn &fn;
+  std::string error;
+  double operator()(sim::CommKind kind, std::vector<int64_t> ranks,
+                    int64_t bytes) {
+    if (ranks.size() < 2 || bytes <= 0)
+      return 0;
+    sim::CommRequest r;
+    r.kind = kind;
+    r.ranks = std::move(ranks);
+    r.bytes = bytes;
+    sim::CommTime t = fn(r);
+    if (!t.error.empty() && error.empty())
+      error = t.error;
+    return t.seconds;
+  }
+};
+
+} // namespace
+
+double sequenceForwardFlops(const cost::TransformerShape &shape,
+                            int64_t tokens) {
+  double flops = 0;
+  for (int64_t l = 0; l < shape.layers; ++l)
+    flops += cost::layerForwardFlops(shape, l, {tokens, 0}).value.total();
+  return flops;
+}
+
+std::vector<std::vector<std::vector<int64_t>>>
+balanceBins(const lower::TrainModel &model, const std::vector<int64_t> &lengths,
+            const StaticSpPlan &packed, int64_t groupCapacity) {
+  std::vector<std::vector<std::vector<int64_t>>> bfd;
+  for (const StaticSpMicroBatch &mb : packed.microBatches) {
+    bfd.emplace_back();
+    for (const StaticSpGroup &g : mb.groups)
+      bfd.back().push_back(g.sequenceIds);
+  }
+  if (bfd.empty())
+    return bfd;
+  const size_t m = bfd.size(), groups = bfd[0].size();
+  // Sequences by descending work (ties by id), each to the least loaded
+  // bin (ties to the earliest) that still has room for its tokens.
+  std::vector<std::pair<double, int64_t>> order;
+  for (size_t i = 0; i < lengths.size(); ++i)
+    order.push_back({sequenceForwardFlops(model.shape, lengths[i]),
+                     static_cast<int64_t>(i)});
+  std::sort(order.begin(), order.end(), [](const auto &a, const auto &b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::vector<double> load(m * groups, 0);
+  std::vector<int64_t> tokens(m * groups, 0);
+  std::vector<std::vector<std::vector<int64_t>>> bins(
+      m, std::vector<std::vector<int64_t>>(groups));
+  for (auto [work, id] : order) {
+    int64_t len = lengths[static_cast<size_t>(id)];
+    size_t best = load.size();
+    for (size_t b = 0; b < load.size(); ++b)
+      if (tokens[b] + len <= groupCapacity &&
+          (best == load.size() || load[b] < load[best]))
+        best = b;
+    if (best == load.size())
+      return bfd; // no room: keep the best-fit packing
+    load[best] += work;
+    tokens[best] += len;
+    bins[best / groups][best % groups].push_back(id);
+  }
+  return bins;
+}
+
+int64_t activationBytesPerToken(const lower::TrainModel &model,
+                                int64_t maxLength) {
+  int64_t kept = 0, transient = 0;
+  cost::Slice slice{std::max<int64_t>(1, maxLength), 0};
+  for (int64_t l = 0; l < model.shape.layers; ++l) {
+    auto a = cost::activationBytesPerToken(model.shape, l, slice,
+                                           model.checkpointing);
+    kept += a.value;
+    if (model.checkpointing == cost::Checkpointing::Full) {
+      auto full = cost::activationBytesPerToken(model.shape, l, slice,
+                                                cost::Checkpointing::Selective);
+      transient = std::max(transient, full.value - a.value);
+    }
+  }
+  return kept + transient;
+}
+
+Capacity layoutCapacity(const TrainSetup &setup, const GroupLayout &layout,
+                        int64_t maxLength) {
+  Capacity c;
+  const int64_t zeroWays = setup.world / (layout.tp * layout.pp);
+  c.residentBytes =
+      lower::residentBytes(setup.model, layout, /*stage=*/0, zeroWays);
+  c.bytesPerToken = activationBytesPerToken(setup.model, maxLength);
+  if (c.residentBytes >= setup.memoryBytes) {
+    c.error = "the model states alone need " + gbText(double(c.residentBytes)) +
+              " per chip, more than the " + gbText(double(setup.memoryBytes)) +
+              " usable; shard them further (zero, tp or pp)";
+    return c;
+  }
+  c.tokensPerChip = (setup.memoryBytes - c.residentBytes) /
+                    std::max<int64_t>(1, c.bytesPerToken);
+  if (c.tokensPerChip < 1)
+    c.error = "a chip has room for no token after its model states";
+  return c;
+}
+
+std::string layoutName(const GroupLayout &l) {
+  auto s = [](int64_t v) { return std::to_string(v); };
+  if (l.tp == 1 && l.cp == 1 && l.pp == 1)
+    return "static-sp-" + s(l.ulysses);
+  if (l.ulysses == 1 && l.pp == 1)
+    return "megatron-tp" + s(l.tp) + "-cp" + s(l.cp);
+  if (l.ulysses == 1 && l.cp == 1)
+    return "pp" + s(l.pp) + "-tp" + s(l.tp) + "-1f1b";
+  return "sp" + s(l.ulysses) + "-tp" + s(l.tp) + "-cp" + s(l.cp) + "-pp" +
+         s(l.pp);
+}
+
+std::optional<GroupLayout> parseLayoutName(const std::string &name) {
+  // Reads "<prefix><digits>" at `pos`, advancing past it.
+  size_t pos = 0;
+  auto number = [&](const char *prefix, int64_t &value) {
+    size_t len = std::char_traits<char>::length(prefix);
+    if (name.compare(pos, len, prefix) != 0)
+      return false;
+    size_t p = pos + len, start = p;
+    value = 0;
+    while (p < name.size() &&
+           std::isdigit(static_cast<unsigned char>(name[p])) && p - start < 9)
+      value = value * 10 + (name[p++] - '0');
+    if (p == start || value < 1)
+      return false;
+    pos = p;
+    return true;
+  };
+  auto rest = [&](const char *text) { return name.substr(pos) == text; };
+  GroupLayout l;
+  pos = 0;
+  if (number("static-sp-", l.ulysses) && rest(""))
+    return l;
+  l = {};
+  pos = 0;
+  if (number("megatron-tp", l.tp) && number("-cp", l.cp) && rest(""))
+    return l;
+  l = {};
+  pos = 0;
+  if (number("pp", l.pp) && number("-tp", l.tp) && rest("-1f1b"))
+    return l;
+  l = {};
+  pos = 0;
+  if (number("sp", l.ulysses) && number("-tp", l.tp) && number("-cp", l.cp) &&
+      number("-pp", l.pp) && rest(""))
+    return l;
+  return std::nullopt;
+}
+
+std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
+                         const sim::CommTimeFn &commTime) {
+  const lower::TrainModel &model = setup.model;
+  if (plan.microBatches.empty() || plan.microBatches[0].groups.empty())
+    return "the plan has no group";
+  const GroupLayout first = plan.microBatches[0].groups[0].layout;
+  const int64_t zeroWays = plan.world / (first.tp * first.pp);
+  std::vector<int64_t> zeroRanks; // ZeRO group of rank 0
+  for (int64_t r = 0; r < plan.world; r += first.tp * first.pp)
+    zeroRanks.push_back(r);
+  if (first.pp > 1) {
+    // Ranks of stage 0, tensor slice 0, of every group.
+    zeroRanks.clear();
+    for (const PlannedGroup &g : plan.microBatches[0].groups)
+      for (int64_t local = 0; local < g.layout.degree(); ++local) {
+        lower::RankPosition p = lower::positionOf(g.layout, local);
+        if (p.stage == 0 && p.t == 0)
+          zeroRanks.push_back(g.firstRank + local);
+      }
+  }
+  Timer time{commTime, {}};
+  const bool zero3 = model.zero == 3 && zeroWays > 1;
+
+  double worstStage = 0, sum = 0;
+  int64_t peak = 0;
+  for (PlannedMicroBatch &mb : plan.microBatches) {
+    mb.seconds = 0;
+    for (PlannedGroup &g : mb.groups) {
+      std::vector<int64_t> lengths;
+      for (int64_t id : g.seqs)
+        lengths.push_back(plan.lengths[static_cast<size_t>(id)]);
+      std::vector<int64_t> tpRanks = membersAlong(g, 0),
+                           spRanks = membersAlong(g, 1),
+                           cpRanks = membersAlong(g, 2);
+      double slowest = 0;
+      int64_t mem = 0;
+      for (int64_t stage = 0; stage < g.layout.pp; ++stage) {
+        auto [a, b] =
+            lower::stageLayers(model.shape.layers, g.layout.pp, stage);
+        double t = 0;
+        int64_t kept = 0, transient = 0;
+        for (int64_t l = a; l < b; ++l) {
+          LayerWork w;
+          if (!lengths.empty()) {
+            auto r = lower::layerWork(model, g.layout, lengths, l, zeroWays);
+            if (!r.ok())
+              return r.problems.front().message;
+            w = r.value;
+          } else {
+            w.paramBytes = lower::layerWork(model, g.layout, {1}, l, zeroWays)
+                               .value.paramBytes;
+            w.paramShardBytes = (w.paramBytes + zeroWays - 1) / zeroWays;
+          }
+          double layer = lower::computeSecondsFor(
+              model, w.forwardFlops + w.recomputeFlops + w.backwardFlops);
+          layer += 2 * time(sim::CommKind::AllToAll, spRanks, w.allToAllBytes);
+          layer +=
+              2 * time(sim::CommKind::AllReduce, tpRanks, w.tpAllReduceBytes);
+          layer += 2 * time(sim::CommKind::AllGather, cpRanks,
+                            w.cpKvBytes / g.layout.cp);
+          layer += time(sim::CommKind::ReduceScatter, cpRanks, w.cpKvBytes);
+          if (zero3) {
+            // Prefetched and reduced on the communication stream: only
+            // what the layer's own work does not cover shows.
+            double stream = 2 * time(sim::CommKind::AllGather, zeroRanks,
+                                     w.paramShardBytes) +
+                            time(sim::CommKind::ReduceScatter, zeroRanks,
+                                 w.paramShardBytes * zeroWays);
+            layer = std::max(layer, stream);
+          }
+          t += layer;
+          kept += w.keptBytes;
+          transient = std::max(transient, w.recomputeBytes);
+        }
+        slowest = std::max(slowest, t);
+        int64_t inFlight =
+            std::min<int64_t>(g.layout.pp - stage,
+                              static_cast<int64_t>(plan.microBatches.size()));
+        int64_t resident =
+            lower::residentBytes(model, g.layout, stage, zeroWays);
+        mem = std::max(mem, resident + inFlight * kept + transient);
+      }
+      g.seconds = slowest;
+      g.memBytes = mem;
+      mb.seconds = std::max(mb.seconds, g.seconds);
+      peak = std::max(peak, mem);
+    }
+    sum += mb.seconds;
+    worstStage = std::max(worstStage, mb.seconds);
+  }
+  if (!time.error.empty())
+    return time.error;
+
+  double step = sum;
+  if (first.pp > 1) {
+    double m = static_cast<double>(plan.microBatches.size());
+    step = (m + static_cast<double>(first.pp) - 1) * worstStage;
+  }
+  if (model.zero < 3 && zeroWays > 1) {
+    int64_t grads = 0;
+    auto [a, b] = lower::stageLayers(model.shape.layers, first.pp, 0);
+    for (int64_t l = a; l < b; ++l)
+      grads += cost::layerParameters(model.shape, l);
+    grads = (grads + first.tp - 1) / first.tp *
+            cost::bytesPerElement(model.shape.dtype);
+    grads = (grads + zeroWays - 1) / zeroWays * zeroWays;
+    if (model.zero == 0)
+      step += time(sim::CommKind::AllReduce, zeroRanks, grads);
+    else
+      step += time(sim::CommKind::ReduceScatter, zeroRanks, grads) +
+              time(sim::CommKind::AllGather, zeroRanks, grads / zeroWays);
+    if (!time.error.empty())
+      return time.error;
+  }
+  plan.seconds = step;
+  plan.peakMemBytes = peak;
+  return {};
+}
+
+NamedPlan planStaticLayout(const TrainSetup &setup,
+                           const std::vector<int64_t> &lengths,
+                           const GroupLayout &layout,
+                           const sim::CommTimeFn &commTime) {
+  NamedPlan out;
+  out.layout = layout;
+  out.model = setup.model;
+  out.name = layoutName(layout);
+  const lower::TrainModel &model = setup.model;
+  const int64_t degree = layout.degree();
+  auto fail = [&](std::string why) {
+    out.error = std::move(why);
+    return out;
+  };
+  if (layout.ulysses < 1 || layout.tp < 1 || layout.cp < 1 || layout.pp < 1)
+    return fail("every parallel degree must be at least 1");
+  if (setup.world % degree != 0)
+    return fail("groups of " + std::to_string(degree) +
+                " ranks do not divide " + std::to_string(setup.world) +
+                " chips");
+  if (model.shape.heads % (layout.ulysses * layout.tp) != 0)
+    return fail("sp * tp (" + std::to_string(layout.ulysses * layout.tp) +
+                ") must divide the " + std::to_string(model.shape.heads) +
+                " heads");
+  if (layout.pp > model.shape.layers)
+    return fail(std::to_string(layout.pp) + " stages for " +
+                std::to_string(model.shape.layers) + " layers");
+  if (layout.pp > 1 && model.zero == 3)
+    return fail("a pipeline needs zero <= 2 (ZeRO-3 gathers every layer on "
+                "every micro-batch)");
+  if (lengths.empty())
+    return fail("the batch is empty");
+
+  int64_t maxLength = *std::max_element(lengths.begin(), lengths.end());
+  Capacity cap = layoutCapacity(setup, layout, maxLength);
+  if (!cap.error.empty())
+    return fail(cap.error);
+  // A group holds degree / pp chips' worth of tokens per stage.
+  const int64_t perStage = degree / layout.pp;
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    int64_t len = lengths[i];
+    if (len > cap.tokensPerChip * perStage) {
+      double need = double(cap.residentBytes) +
+                    double(len) * double(cap.bytesPerToken) / double(perStage);
+      std::string knob =
+          layout.pp > 1 || layout.tp > 1 ? "raise cp" : "raise the SP degree";
+      return fail("sequence " + std::to_string(i) + " (" + groupedInt(len) +
+                  " tokens) needs " + gbText(need) + " per chip under " +
+                  out.name + ", but a chip holds " +
+                  gbText(double(setup.memoryBytes)) + " (" +
+                  groupedInt(cap.tokensPerChip * perStage) +
+                  " tokens per group); " + knob + " or use full checkpointing");
+    }
+  }
+
+  StaticSpConfig config;
+  config.gpus = setup.world / layout.pp;
+  config.degree = perStage;
+  config.capacityPerGpu = cap.tokensPerChip;
+  Result<StaticSpPlan> packed = packStaticSp(lengths, config);
+  if (!packed)
+    return fail(packed.error);
+
+  std::vector<std::vector<std::vector<int64_t>>> bins =
+      balanceBins(setup.model, lengths, *packed, cap.tokensPerChip * perStage);
+
+  StepPlan plan;
+  plan.strategy = out.name;
+  plan.world = setup.world;
+  plan.lengths = lengths;
+  for (const auto &mb : bins) {
+    PlannedMicroBatch pmb;
+    for (size_t g = 0; g < mb.size(); ++g) {
+      PlannedGroup pg;
+      pg.layout = layout;
+      pg.firstRank = static_cast<int64_t>(g) * degree;
+      pg.seqs = mb[g];
+      pmb.groups.push_back(std::move(pg));
+    }
+    plan.microBatches.push_back(std::move(pmb));
+  }
+  if (std::string error = estimateStep(plan, setup, commTime); !error.empty())
+    return fail(error);
+  out.plan = std::move(plan);
+  return out;
+}
+
+std::vector<NamedPlan> standardBaselines(const TrainSetup &setup,
+                                         const std::vector<int64_t> &lengths,
+                                         const sim::CommTimeFn &commTime) {
+  std::vector<NamedPlan> out;
+  const int64_t heads = setup.model.shape.heads;
+  for (int64_t d = 1; d <= setup.world; d *= 2)
+    if (setup.world % d == 0 && heads % d == 0)
+      out.push_back(planStaticLayout(setup, lengths, {d, 1, 1, 1}, commTime));
+
+  auto best = [&](const std::vector<GroupLayout> &layouts,
+                  const TrainSetup &s) {
+    NamedPlan chosen;
+    for (const GroupLayout &l : layouts) {
+      NamedPlan p = planStaticLayout(s, lengths, l, commTime);
+      if (p.ok() && (!chosen.ok() || p.plan->seconds < chosen.plan->seconds))
+        chosen = std::move(p);
+      else if (!chosen.ok())
+        chosen = std::move(p); // keep the latest (largest) error
+    }
+    return chosen;
+  };
+  std::vector<int64_t> tps;
+  for (int64_t t = 1; t <= setup.chipsPerNode && t <= setup.world; t *= 2)
+    if (heads % t == 0 && setup.world % t == 0)
+      tps.push_back(t);
+
+  TrainSetup megatron = setup;
+  megatron.model.zero = std::min<int64_t>(setup.model.zero, 1);
+  std::vector<GroupLayout> tpcp;
+  for (int64_t t : tps)
+    for (int64_t c = 1; t * c <= setup.world; c *= 2)
+      if (setup.world % (t * c) == 0 && (t > 1 || c > 1))
+        tpcp.push_back({1, t, c, 1});
+  if (!tpcp.empty())
+    out.push_back(best(tpcp, megatron));
+
+  std::vector<GroupLayout> pipelines;
+  for (int64_t t : tps)
+    for (int64_t p = 2; p <= setup.model.shape.layers && t * p <= setup.world;
+         p *= 2)
+      if (setup.world % (t * p) == 0 && isPowerOfTwo(p))
+        pipelines.push_back({1, t, 1, p});
+  if (!pipelines.empty())
+    out.push_back(best(pipelines, megatron));
+  return out;
+}
+
+} // namespace plexus::baselines

@@ -1,0 +1,131 @@
+//===- StepPlanners.h - Static layouts as planned training steps -*- C++
+//-*-===//
+//
+// The plans users run today, as lower::StepPlan values that plx-lower-to-rt
+// and the simulator take as they are: one static layout (Ulysses degree,
+// tensor, context and pipeline degrees) for the whole step, sequences packed
+// into micro-batches by best-fit-decreasing (StaticSp.h) under each chip's
+// memory, and each group, micro-batch and the step timed analytically from
+// the same per-layer work the lowering emits (StepLowering.h: compute at the
+// chip's achieved rate, communication through the caller's duration
+// callback, e.g. the fabric's collective models). Named as reports show
+// them: static-sp-<d> (DeepSpeed-Ulysses), megatron-tp<t>-cp<c>
+// (Megatron-LM tensor + context parallelism), pp<p>-tp<t>-1f1b (pipeline
+// with 1F1B). Plain C++, deterministic, errors as values; an infeasible
+// layout says which sequence does not fit, the memory it needs against what
+// a chip holds, and which knob would help.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLEXUS_PASSES_BASELINES_STEPPLANNERS_H
+#define PLEXUS_PASSES_BASELINES_STEPPLANNERS_H
+
+#include "passes/Baselines/StaticSp.h"
+#include "passes/Lower/StepLowering.h"
+#include "passes/Simulate/EventSimulator.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace plexus::baselines {
+
+/// A training job as the planners see it.
+struct TrainSetup {
+  lower::TrainModel model;
+  int64_t world = 0;        ///< chips of the job
+  int64_t chipsPerNode = 1; ///< ranks r and r' share a node iff r/c == r'/c
+  int64_t memoryBytes = 0;  ///< usable bytes per chip
+};
+
+/// Activation bytes per token one chip keeps for its layers when a group of
+/// `layout` runs a sequence of `maxLength` tokens, before dividing by the
+/// group's ranks: the sum over all layers of the kept bytes plus the largest
+/// recompute transient (sequence length only matters without
+/// checkpointing, where attention scores grow with it).
+int64_t activationBytesPerToken(const lower::TrainModel &model,
+                                int64_t maxLength);
+
+/// Tokens per chip a layout can hold: (memory - resident) / bytes per
+/// token, with the resident states of the first stage (the busiest under
+/// 1F1B, which keeps p micro-batches of its L/p layers, i.e. L layers'
+/// worth). An error names the memory the model states alone need.
+struct Capacity {
+  int64_t tokensPerChip = 0;
+  int64_t residentBytes = 0;
+  int64_t bytesPerToken = 0;
+  std::string error;
+};
+Capacity layoutCapacity(const TrainSetup &setup,
+                        const lower::GroupLayout &layout, int64_t maxLength);
+
+/// A named plan, or why the layout cannot run the batch.
+struct NamedPlan {
+  std::string name;
+  lower::GroupLayout layout;
+  lower::TrainModel model; ///< what the plan was costed with (its ZeRO)
+  std::optional<lower::StepPlan> plan;
+  std::string error;
+  bool ok() const { return plan.has_value(); }
+};
+
+/// The name reports use for a static layout: static-sp-<d> when only
+/// Ulysses is used, megatron-tp<t>-cp<c> without pipeline or Ulysses,
+/// pp<p>-tp<t>-1f1b with a pipeline, else sp<d>-tp<t>-cp<c>-pp<p>.
+std::string layoutName(const lower::GroupLayout &layout);
+
+/// Forward FLOPs of a whole sequence of `tokens` over all layers.
+double sequenceForwardFlops(const cost::TransformerShape &shape,
+                            int64_t tokens);
+
+/// Rebalances a best-fit-decreasing packing: keeping its number of
+/// micro-batches and groups, sequences by descending forward FLOPs (ties by
+/// id) go to the least loaded group (ties to the earliest: micro-batch
+/// major) that still has room for their tokens (`groupCapacity`). Capacity
+/// packing alone fills groups one after another, leaving the last ones
+/// nearly idle; balancing is what a tuned static baseline does. When some
+/// sequence finds no room, the packing is returned unchanged. Result:
+/// [micro-batch][group] -> sequence ids.
+std::vector<std::vector<std::vector<int64_t>>>
+balanceBins(const lower::TrainModel &model, const std::vector<int64_t> &lengths,
+            const StaticSpPlan &packed, int64_t groupCapacity);
+
+/// The inverse of layoutName: the layout a name stands for, or nullopt for
+/// a name of none of the four forms (degrees must be positive integers).
+std::optional<lower::GroupLayout> parseLayoutName(const std::string &name);
+
+/// Fills the planner's estimates of `plan` in place: every group's time and
+/// memory, every micro-batch's time (its slowest group), the step time (the
+/// micro-batches one after the other, or (m + p - 1) times the slowest
+/// stage under 1F1B, plus the data-parallel gradient synchronisation) and
+/// the peak memory. Returns an error when the work cannot be costed or the
+/// callback fails.
+std::string estimateStep(lower::StepPlan &plan, const TrainSetup &setup,
+                         const sim::CommTimeFn &commTime);
+
+/// One static layout for the whole batch: groups of layout.degree() ranks
+/// (world / degree side by side), sequences packed best-fit-decreasing
+/// into micro-batches under each chip's memory, then estimated. Errors:
+/// a degree that does not divide the world or the heads, a pipeline with
+/// more stages than layers or ZeRO-3, model states that alone overflow a
+/// chip, a sequence longer than a group holds.
+NamedPlan planStaticLayout(const TrainSetup &setup,
+                           const std::vector<int64_t> &lengths,
+                           const lower::GroupLayout &layout,
+                           const sim::CommTimeFn &commTime);
+
+/// The baselines a report compares against, in this order: static-sp-<d>
+/// for every power-of-two d dividing the world and the heads; the fastest
+/// feasible Megatron tensor x context layout (tp a power of two within a
+/// node and dividing the heads, cp a power of two); the fastest feasible
+/// 1F1B pipeline (p a power of two from 2 up to min(layers, world / tp),
+/// tp as above), planned with ZeRO-1 as Megatron-LM does. Infeasible static
+/// SP degrees are kept with their error; a family with no feasible layout
+/// is kept with the error of its largest layout.
+std::vector<NamedPlan> standardBaselines(const TrainSetup &setup,
+                                         const std::vector<int64_t> &lengths,
+                                         const sim::CommTimeFn &commTime);
+
+} // namespace plexus::baselines
+
+#endif // PLEXUS_PASSES_BASELINES_STEPPLANNERS_H

@@ -1,0 +1,56 @@
+//===- Passes.td - Training passes: static plans and lowering -*- tablegen -*-===//
+#ifndef PLEXUS_PASSES_TRAIN_PASSES_TD
+#define PLEXUS_PASSES_TRAIN_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PlanStaticPass : Pass<"plx-plan-static", "::mlir::ModuleOp"> {
+  let summary = "Plan each training step with one static layout";
+  let description = [{
+    For every `plx.train`, draws the global batch of each of its steps from
+    its dataset (deterministic in the job's seed; docs/batches.md) and adds
+    a `plan.step @<job>_step<i>` holding the plan of one static layout:
+    the job's own strategy (`sp`, `tp`, `cp`, `pp` degrees; a degree the
+    planner would choose counts as 1) or, with `layout=NAME`, one of the
+    baselines (`static-sp-<d>`, `megatron-tp<t>-cp<c>`, `pp<p>-tp<t>-1f1b`).
+    Sequences are packed best-fit-decreasing into micro-batches under each
+    chip's memory; groups, micro-batches and the step are timed with the
+    cost model and the fabric's collective models on the chips `plx-place`
+    gave the job (passes/Baselines/StepPlanners.h). A layout that cannot run
+    the batch is an error on the job naming the sequence, the memory it
+    needs and the knob that would help.
+
+    Needs `plx-instantiate` and `plx-place` first.
+  }];
+  let options = [
+    Option<"layoutName", "layout", "std::string", "\"\"",
+           "plan this baseline layout instead of the job's strategy">,
+  ];
+  let dependentDialects = ["::plexus::plan::PlanDialect"];
+}
+
+def LowerToRtPass : Pass<"plx-lower-to-rt", "::mlir::ModuleOp"> {
+  let summary = "Lower a planned step to one rt.program per rank";
+  let description = [{
+    Turns the module's `plan.step` (or the one named by `step=NAME`) into
+    the programs of its ranks (passes/Lower/StepLowering.h): for each
+    micro-batch, each rank runs its group's forward and backward layer by
+    layer with the collectives its layout needs (Ulysses all-to-alls,
+    tensor-parallel all-reduces, context-parallel K/V gathers, ZeRO-3
+    parameter gathers and gradient reduce-scatters), pipelined groups run
+    1F1B with sends and receives between stages, and the step ends with
+    the data-parallel gradient synchronisation. Compute ops carry their
+    time, FLOPs and memory from the cost model of the `plx.train` the step
+    names (`job`); programs carry their resident memory. The lowering never
+    re-plans: a plan it cannot run is an error on the step.
+  }];
+  let options = [
+    Option<"stepName", "step", "std::string", "\"\"",
+           "the plan.step to lower (default: the only one)">,
+    Option<"layersPerOp", "layers-per-op", "int64_t", "1",
+           "layers per compute op and per ZeRO-3 gather">,
+  ];
+  let dependentDialects = ["::plexus::rt::RtDialect"];
+}
+
+#endif // PLEXUS_PASSES_TRAIN_PASSES_TD

@@ -1,0 +1,177 @@
+//===- TrainJob.cpp - A plx.train as the planners' plain values -----------===//
+#include "passes/Train/TrainJob.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace plexus::train {
+
+FailureOr<TrainOps> trainOps(plx::TrainOp train) {
+  TrainOps ops;
+  ops.train = train;
+  auto module = train->getParentOfType<ModuleOp>();
+  ops.model = dyn_cast_or_null<plx::ModelOp>(
+      SymbolTable::lookupSymbolIn(module, train.getModelAttr()));
+  ops.data = dyn_cast_or_null<plx::DatasetOp>(
+      SymbolTable::lookupSymbolIn(module, train.getDataAttr()));
+  ops.fabric = dyn_cast_or_null<plx::FabricOp>(
+      SymbolTable::lookupSymbolIn(module, train.getFabricAttr()));
+  if (!ops.model || !ops.data || !ops.fabric)
+    return train.emitOpError("names a model, dataset or fabric that is not "
+                             "in the module");
+  return ops;
+}
+
+baselines::TrainSetup trainSetupOf(TrainOps ops) {
+  baselines::TrainSetup setup;
+  plx::TrainStrategyAttr strategy = ops.train.getStrategy();
+  setup.model.shape = ops.model.getShape().toShape();
+  setup.model.chip = ops.fabric.getChip().toChipSpec();
+  switch (strategy.getCheckpoint()) {
+  case plx::Checkpoint::none:
+    setup.model.checkpointing = cost::Checkpointing::None;
+    break;
+  case plx::Checkpoint::full:
+    setup.model.checkpointing = cost::Checkpointing::Full;
+    break;
+  case plx::Checkpoint::selective:
+  case plx::Checkpoint::adaptive:
+    setup.model.checkpointing = cost::Checkpointing::Selective;
+    break;
+  }
+  setup.model.zero = strategy.getZero();
+  setup.world = ops.train.getJobChips(ops.fabric);
+  setup.chipsPerNode = ops.fabric.getChipsPerNode();
+  setup.memoryBytes = strategy.getMemoryLimit() > 0 ? strategy.getMemoryLimit()
+                                                    : setup.model.chip.hbmBytes;
+  return setup;
+}
+
+lower::GroupLayout strategyLayout(plx::TrainOp train) {
+  plx::TrainStrategyAttr s = train.getStrategy();
+  lower::GroupLayout layout;
+  layout.ulysses = s.getSp() == plx::SpMode::static_ ? s.getSpDegree() : 1;
+  layout.tp = s.getTp();
+  layout.cp = s.getCp();
+  layout.pp = s.getPp() == plx::PpMode::static_ ? s.getPpDegree() : 1;
+  return layout;
+}
+
+instantiate::DatasetDesc datasetDescOf(plx::DatasetOp data) {
+  instantiate::DatasetDesc d;
+  llvm::TypeSwitch<Attribute>(data.getSource())
+      .Case([&](plx::LengthsFileAttr a) {
+        d.source = instantiate::LengthSource::Lengths;
+        d.path = a.getPath().str();
+      })
+      .Case([&](plx::LognormalAttr a) {
+        d.source = instantiate::LengthSource::Lognormal;
+        d.mu = a.getMu();
+        d.sigma = a.getSigma();
+      })
+      .Case([&](plx::HistogramAttr a) {
+        d.source = instantiate::LengthSource::Histogram;
+        d.bounds.assign(a.getBounds().begin(), a.getBounds().end());
+        for (plx::Real w : a.getWeights())
+          d.weights.push_back(w);
+      });
+  d.clamp = data.getClamp();
+  d.padding = data.getPadding();
+  d.overlong = data.getOverlong() == plx::Overlong::truncate
+                   ? instantiate::Overlong::Truncate
+                   : instantiate::Overlong::Drop;
+  return d;
+}
+
+FailureOr<PlacedJob> placedJob(plan::JobOp job) {
+  if (!job.getChips())
+    return job.emitOpError("has no chips: run plx-place first");
+  auto module = job->getParentOfType<ModuleOp>();
+  auto fabricOp = dyn_cast_or_null<plx::FabricOp>(
+      SymbolTable::lookupSymbolIn(module, job.getFabricAttr()));
+  if (!fabricOp)
+    return job.emitOpError("names no plx.fabric in the module");
+  PlacedJob placed;
+  placed.graph = std::make_unique<fabric::FabricGraph>();
+  fabric::FabricBuildResult built =
+      placed.graph->build(fabricOp.getTopologyShape(), fabricOp.getNodes(),
+                          fabricOp.getChipsPerNode());
+  if (!built.ok())
+    return fabricOp.emitOpError("cannot build the fabric: ")
+           << built.problems.front().message;
+  placed.params.intraNodeBandwidth =
+      static_cast<double>(fabricOp.getIntraNodeBandwidth());
+  for (int64_t r = 0; r < job.getRanks(); ++r) {
+    auto [node, local] = job.chipOf(r);
+    placed.chips.push_back({node, local});
+  }
+  return placed;
+}
+
+lower::StepPlan stepPlanOf(plan::StepOp step) {
+  lower::StepPlan plan;
+  plan.strategy = step.getStrategy() ? step.getStrategy()->str() : "";
+  plan.world = step.getWorldSize();
+  if (std::optional<ArrayRef<int64_t>> lengths = step.getLengths())
+    plan.lengths.assign(lengths->begin(), lengths->end());
+  plan.seconds = step.getTime();
+  plan.peakMemBytes = step.getPeakMem();
+  for (auto mb : step.getBody()->getOps<plan::MicrobatchOp>()) {
+    lower::PlannedMicroBatch pmb;
+    pmb.seconds = mb.getTime();
+    for (auto g : mb.getBody()->getOps<plan::SpGroupOp>()) {
+      lower::PlannedGroup pg;
+      pg.layout.tp = g.getTpDegree();
+      pg.layout.cp = g.getCpDegree();
+      pg.layout.pp = g.getPpDegree();
+      pg.layout.ulysses = g.getUlyssesDegree();
+      pg.firstRank = g.getFirstRank();
+      pg.seqs.assign(g.getSeqs().begin(), g.getSeqs().end());
+      pg.seconds = g.getTime();
+      pg.memBytes = g.getMem();
+      pmb.groups.push_back(std::move(pg));
+    }
+    plan.microBatches.push_back(std::move(pmb));
+  }
+  return plan;
+}
+
+plan::StepOp buildStepOp(OpBuilder &builder, Location loc, StringRef symName,
+                         int64_t index, StringRef job,
+                         const lower::StepPlan &plan, int64_t zero) {
+  auto step = builder.create<plan::StepOp>(loc, symName, index, plan.world,
+                                           plan.seconds, plan.peakMemBytes);
+  if (!job.empty())
+    step.setJobAttr(FlatSymbolRefAttr::get(builder.getContext(), job));
+  if (!plan.strategy.empty())
+    step.setStrategyAttr(builder.getStringAttr(plan.strategy));
+  if (zero >= 0)
+    step.setZeroAttr(builder.getI64IntegerAttr(zero));
+  step.setLengthsAttr(builder.getDenseI64ArrayAttr(plan.lengths));
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(step.getBody());
+  for (auto [i, mb] : llvm::enumerate(plan.microBatches)) {
+    auto mbOp = builder.create<plan::MicrobatchOp>(loc, static_cast<int64_t>(i),
+                                                   mb.seconds);
+    OpBuilder::InsertionGuard inner(builder);
+    builder.setInsertionPointToEnd(mbOp.getBody());
+    for (const lower::PlannedGroup &g : mb.groups) {
+      int64_t degree = g.layout.degree();
+      auto optional = [&](int64_t v) {
+        return v != 1 ? builder.getI64IntegerAttr(v) : IntegerAttr();
+      };
+      builder.create<plan::SpGroupOp>(
+          loc, builder.getI64IntegerAttr(degree),
+          builder.getI64IntegerAttr(g.firstRank),
+          builder.getI64IntegerAttr(g.firstRank + degree - 1),
+          builder.getDenseI64ArrayAttr(g.seqs),
+          builder.getF64FloatAttr(g.seconds),
+          builder.getI64IntegerAttr(g.memBytes), optional(g.layout.tp),
+          optional(g.layout.cp), optional(g.layout.pp));
+    }
+  }
+  return step;
+}
+
+} // namespace plexus::train

@@ -1,0 +1,227 @@
+//===- TrainPasses.cpp - plx-plan-static and plx-lower-to-rt --------------===//
+//
+// Thin adapters: read the plx/plan IR into plain values, call the planners
+// (passes/Baselines/StepPlanners.h) or the lowering
+// (passes/Lower/StepLowering.h), and write the result back as plan or rt
+// ops.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Train/Passes.h"
+
+#include "dialects/Rt/IR/RtDialect.h"
+#include "passes/Simulate/FabricCommTime.h"
+#include "passes/Train/TrainJob.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace plexus::train {
+#define GEN_PASS_DEF_PLANSTATICPASS
+#define GEN_PASS_DEF_LOWERTORTPASS
+#include "passes/Train/Passes.h.inc"
+} // namespace plexus::train
+
+using namespace mlir;
+using namespace plexus;
+
+namespace {
+
+struct PlanStaticPass : train::impl::PlanStaticPassBase<PlanStaticPass> {
+  using PlanStaticPassBase::PlanStaticPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<lower::GroupLayout> fixed;
+    if (!layoutName.empty()) {
+      fixed = baselines::parseLayoutName(layoutName);
+      if (!fixed) {
+        module.emitError("plx-plan-static: unknown layout '")
+            << layoutName
+            << "'; expected static-sp-<d>, megatron-tp<t>-cp<c>, "
+               "pp<p>-tp<t>-1f1b or sp<d>-tp<t>-cp<c>-pp<p>";
+        return signalPassFailure();
+      }
+    }
+    OpBuilder builder(module.getContext());
+    builder.setInsertionPointToEnd(module.getBody());
+    for (auto trainOp : llvm::to_vector(module.getOps<plx::TrainOp>())) {
+      FailureOr<train::TrainOps> ops = train::trainOps(trainOp);
+      if (failed(ops))
+        return signalPassFailure();
+      baselines::TrainSetup setup = train::trainSetupOf(*ops);
+      lower::GroupLayout layout =
+          fixed ? *fixed : train::strategyLayout(trainOp);
+      std::string jobName = (trainOp.getSymName() + "_job").str();
+      auto job = dyn_cast_or_null<plan::JobOp>(
+          SymbolTable::lookupSymbolIn(module, jobName));
+      if (!job) {
+        trainOp.emitOpError("has no plan.job @")
+            << jobName << ": run plx-instantiate and plx-place first";
+        return signalPassFailure();
+      }
+      FailureOr<train::PlacedJob> placed = train::placedJob(job);
+      if (failed(placed))
+        return signalPassFailure();
+      sim::CommTimeFn comm =
+          sim::fabricCommTime(*placed->graph, placed->chips, placed->params);
+      instantiate::SamplerOrError sampler =
+          instantiate::BatchSampler::create(train::datasetDescOf(ops->data));
+      if (!sampler.sampler) {
+        ops->data.emitOpError("cannot draw batches: ") << sampler.error;
+        return signalPassFailure();
+      }
+      for (int64_t step = 0; step < trainOp.getSteps(); ++step) {
+        instantiate::Batch batch = sampler.sampler->draw(
+            trainOp.getBatch(), step, static_cast<uint64_t>(trainOp.getSeed()));
+        if (!batch.ok()) {
+          trainOp.emitOpError("cannot draw step ")
+              << step << ": " << batch.error;
+          return signalPassFailure();
+        }
+        baselines::NamedPlan planned =
+            baselines::planStaticLayout(setup, batch.lengths, layout, comm);
+        if (!planned.ok()) {
+          trainOp.emitOpError("cannot plan step ")
+              << step << " with " << planned.name << ": " << planned.error;
+          return signalPassFailure();
+        }
+        train::buildStepOp(
+            builder, trainOp.getLoc(),
+            (trainOp.getSymName() + "_step" + std::to_string(step)).str(), step,
+            trainOp.getSymName(), *planned.plan);
+      }
+    }
+  }
+};
+
+struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
+  using LowerToRtPassBase::LowerToRtPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    plan::StepOp step;
+    if (!stepName.empty()) {
+      step = dyn_cast_or_null<plan::StepOp>(
+          SymbolTable::lookupSymbolIn(module, stepName));
+      if (!step) {
+        module.emitError("plx-lower-to-rt: no plan.step named '")
+            << stepName << "'";
+        return signalPassFailure();
+      }
+    } else {
+      auto steps = llvm::to_vector(module.getOps<plan::StepOp>());
+      if (steps.size() != 1) {
+        module.emitError("plx-lower-to-rt: the module has ")
+            << steps.size() << " plan.step ops; name one with step=NAME";
+        return signalPassFailure();
+      }
+      step = steps.front();
+    }
+    if (!step.getJob()) {
+      step.emitOpError("names no job: plx-lower-to-rt needs the plx.train "
+                       "whose model and chip cost the step");
+      return signalPassFailure();
+    }
+    auto trainOp = dyn_cast_or_null<plx::TrainOp>(
+        SymbolTable::lookupSymbolIn(module, step.getJobAttr()));
+    if (!trainOp) {
+      step.emitOpError("names job @")
+          << *step.getJob() << ", which is not a plx.train of the module";
+      return signalPassFailure();
+    }
+    FailureOr<train::TrainOps> ops = train::trainOps(trainOp);
+    if (failed(ops))
+      return signalPassFailure();
+    if (!step.getLengths()) {
+      step.emitOpError("has no sequence lengths; plx-lower-to-rt costs each "
+                       "sequence by its length");
+      return signalPassFailure();
+    }
+    if (layersPerOp < 1) {
+      module.emitError("plx-lower-to-rt: layers-per-op must be at least 1");
+      return signalPassFailure();
+    }
+    lower::TrainModel model = train::trainSetupOf(*ops).model;
+    if (step.getZero())
+      model.zero = *step.getZero();
+    lower::LoweringOptions options;
+    options.layersPerOp = layersPerOp;
+    lower::LoweredStep lowered =
+        lower::lowerStep(train::stepPlanOf(step), model, options);
+    if (!lowered.ok()) {
+      step.emitOpError("cannot be lowered: ") << lowered.error;
+      return signalPassFailure();
+    }
+
+    OpBuilder builder(module.getContext());
+    builder.setInsertionPointToEnd(module.getBody());
+    Location loc = step.getLoc();
+    for (auto [rank, program] : llvm::enumerate(lowered.programs)) {
+      auto programOp = builder.create<rt::ProgramOp>(
+          loc, "rank_" + std::to_string(rank), static_cast<int64_t>(rank));
+      if (program.initialMemoryBytes > 0)
+        programOp.setResidentAttr(
+            builder.getI64IntegerAttr(program.initialMemoryBytes));
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToEnd(programOp.getBody());
+      for (const sim::Op &op : program.ops) {
+        switch (op.kind) {
+        case sim::OpKind::Compute: {
+          rt::ComputeKind kind = op.computeKind == sim::ComputeKind::Bwd
+                                     ? rt::ComputeKind::bwd
+                                 : op.computeKind == sim::ComputeKind::Recompute
+                                     ? rt::ComputeKind::recompute
+                                     : rt::ComputeKind::fwd;
+          builder.create<rt::ComputeOp>(
+              loc, rt::ComputeKindAttr::get(builder.getContext(), kind),
+              builder.getI64IntegerAttr(op.layerBegin),
+              builder.getI64IntegerAttr(op.layerEnd),
+              builder.getI64IntegerAttr(op.stage),
+              builder.getDenseI64ArrayAttr(op.seqs),
+              builder.getF64FloatAttr(op.seconds),
+              builder.getF64FloatAttr(op.flops),
+              op.memoryDeltaBytes != 0
+                  ? builder.getI64IntegerAttr(op.memoryDeltaBytes)
+                  : IntegerAttr(),
+              op.slices.empty() ? DenseI64ArrayAttr()
+                                : builder.getDenseI64ArrayAttr(op.slices));
+          break;
+        }
+        case sim::OpKind::Send:
+          builder.create<rt::SendOp>(loc, op.peer, op.bytes, op.tag);
+          break;
+        case sim::OpKind::Recv:
+          builder.create<rt::RecvOp>(loc, op.peer, op.bytes, op.tag);
+          break;
+        case sim::OpKind::Collective: {
+          auto group = builder.getDenseI64ArrayAttr(op.ranks);
+          StringAttr comm = builder.getStringAttr(op.group);
+          IntegerAttr bytes = builder.getI64IntegerAttr(op.bytes);
+          UnitAttr async = op.async ? builder.getUnitAttr() : UnitAttr();
+          switch (op.commKind) {
+          case sim::CommKind::AllToAll:
+            builder.create<rt::AllToAllOp>(loc, comm, group, bytes, async);
+            break;
+          case sim::CommKind::AllReduce:
+            builder.create<rt::AllReduceOp>(loc, comm, group, bytes, async);
+            break;
+          case sim::CommKind::AllGather:
+            builder.create<rt::AllGatherOp>(loc, comm, group, bytes, async);
+            break;
+          case sim::CommKind::ReduceScatter:
+            builder.create<rt::ReduceScatterOp>(loc, comm, group, bytes, async);
+            break;
+          case sim::CommKind::PointToPoint:
+            break;
+          }
+          break;
+        }
+        case sim::OpKind::Wait:
+          builder.create<rt::WaitOp>(loc, op.pending);
+          break;
+        }
+      }
+    }
+  }
+};
+
+} // namespace

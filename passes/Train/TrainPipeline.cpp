@@ -1,0 +1,354 @@
+//===- TrainPipeline.cpp - Plan, lower and simulate each train job --------===//
+#include "passes/Train/TrainPipeline.h"
+
+#include "passes/Simulate/ChromeTrace.h"
+#include "passes/Simulate/FabricCommTime.h"
+#include "passes/Train/TrainJob.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <chrono>
+
+using namespace mlir;
+
+namespace plexus::train {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Accumulates one plan's simulated steps.
+struct Accumulator {
+  PlanOutcome outcome;
+  double flops = 0, rankSeconds = 0;
+  int64_t steps = 0;
+};
+
+void addPlanned(Accumulator &acc, const baselines::NamedPlan &plan,
+                int64_t step) {
+  if (!plan.ok()) {
+    if (acc.outcome.error.empty())
+      acc.outcome.error =
+          step == 0 ? plan.error
+                    : "step " + std::to_string(step) + ": " + plan.error;
+    return;
+  }
+  if (step == 0) {
+    acc.outcome.layout = plan.layout;
+    acc.outcome.zero = plan.model.zero;
+    acc.outcome.microBatches =
+        static_cast<int64_t>(plan.plan->microBatches.size());
+  }
+  acc.outcome.plannedSeconds += plan.plan->seconds;
+}
+
+/// Lowers and simulates one planned step; returns the error, if any.
+std::string simulatePlan(Accumulator &acc, const baselines::NamedPlan &plan,
+                         const sim::CommTimeFn &comm,
+                         const std::string &trace) {
+  lower::LoweredStep lowered = lower::lowerStep(*plan.plan, plan.model);
+  if (!lowered.ok())
+    return "cannot lower " + plan.name + ": " + lowered.error;
+  sim::SimOptions options;
+  options.commTime = comm;
+  options.totalFlops = lowered.totalFlops;
+  options.peakFlopsPerRank = plan.model.chip.bf16Flops;
+  sim::SimResult result = sim::simulate(lowered.programs, options);
+  if (!result.ok())
+    return "cannot simulate " + plan.name + ": " + result.error;
+  if (!trace.empty())
+    if (std::string error = sim::writeChromeTrace(result, trace);
+        !error.empty())
+      return "cannot write the trace: " + error;
+  PlanOutcome &o = acc.outcome;
+  o.simulated = true;
+  o.predictedSeconds += result.stepSeconds;
+  acc.flops += lowered.totalFlops;
+  acc.rankSeconds += result.stepSeconds * double(result.ranks.size());
+  if (o.peakMemoryBytes.size() < result.ranks.size())
+    o.peakMemoryBytes.resize(result.ranks.size(), 0);
+  double n = double(result.ranks.size());
+  for (size_t r = 0; r < result.ranks.size(); ++r) {
+    const sim::RankResult &rr = result.ranks[r];
+    o.peakMemoryBytes[r] = std::max(o.peakMemoryBytes[r], rr.peakMemoryBytes);
+    o.computeSeconds += rr.computeSeconds / n;
+    o.commSeconds += rr.commSeconds / n;
+    o.bubbleSeconds += rr.idleSeconds / n;
+  }
+  return {};
+}
+
+void finish(Accumulator &acc, int64_t steps, double peakFlops) {
+  PlanOutcome &o = acc.outcome;
+  if (!o.ok())
+    return;
+  double s = double(std::max<int64_t>(1, steps));
+  o.plannedSeconds /= s;
+  if (o.simulated) {
+    o.predictedSeconds /= s;
+    o.computeSeconds /= s;
+    o.commSeconds /= s;
+    o.bubbleSeconds /= s;
+    if (acc.rankSeconds > 0 && peakFlops > 0)
+      o.mfu = acc.flops / (acc.rankSeconds * peakFlops);
+  }
+}
+
+} // namespace
+
+baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
+                                     const std::vector<int64_t> &lengths,
+                                     plx::TrainOp train,
+                                     const sim::CommTimeFn &comm) {
+  const plx::TrainStrategyAttr strategy = train.getStrategy();
+  const lower::GroupLayout base = strategyLayout(train);
+  const bool adaptiveSp = strategy.getSp() != plx::SpMode::static_;
+  const bool dynamicPp = strategy.getPp() != plx::PpMode::static_;
+  const bool adaptiveCkpt =
+      strategy.getCheckpoint() == plx::Checkpoint::adaptive;
+  if (!adaptiveSp && !dynamicPp && !adaptiveCkpt)
+    return baselines::planStaticLayout(setup, lengths, base, comm);
+
+  // The choices the strategy leaves open, searched over static layouts:
+  // Ulysses degrees (powers of two), pipeline depths (powers of two, with
+  // ZeRO at most 2 when pipelined), and selective or full checkpointing.
+  const int64_t heads = setup.model.shape.heads;
+  std::vector<int64_t> degrees{base.ulysses}, depths{base.pp};
+  if (adaptiveSp) {
+    degrees.clear();
+    for (int64_t d = 1; d * base.tp * base.cp * base.pp <= setup.world; d *= 2)
+      if (heads % (d * base.tp) == 0)
+        degrees.push_back(d);
+  }
+  if (dynamicPp) {
+    depths.clear();
+    for (int64_t p = 1;
+         p <= setup.model.shape.layers && p * base.tp * base.cp <= setup.world;
+         p *= 2)
+      depths.push_back(p);
+  }
+  std::vector<cost::Checkpointing> modes{setup.model.checkpointing};
+  if (adaptiveCkpt)
+    modes = {cost::Checkpointing::Selective, cost::Checkpointing::Full};
+
+  baselines::NamedPlan best, firstError;
+  for (cost::Checkpointing mode : modes)
+    for (int64_t p : depths)
+      for (int64_t d : degrees) {
+        baselines::TrainSetup s = setup;
+        s.model.checkpointing = mode;
+        if (p > 1)
+          s.model.zero = std::min<int64_t>(s.model.zero, 2);
+        lower::GroupLayout layout{d, base.tp, base.cp, p};
+        baselines::NamedPlan plan =
+            baselines::planStaticLayout(s, lengths, layout, comm);
+        if (plan.ok() &&
+            (!best.ok() || plan.plan->seconds < best.plan->seconds))
+          best = std::move(plan);
+        else if (!plan.ok() && firstError.error.empty())
+          firstError = std::move(plan);
+      }
+  if (!best.ok()) {
+    firstError.name = "the strategy";
+    firstError.error =
+        "no static layout the strategy allows can run the batch; the "
+        "smallest fails: " +
+        firstError.error;
+    return firstError;
+  }
+  // SP alone left open is FlexSP's BatchAda baseline.
+  if (adaptiveSp && !dynamicPp && !adaptiveCkpt)
+    best.name = "best-homogeneous-sp";
+  else
+    best.name = "best-static:" + best.name;
+  best.plan->strategy = best.name;
+  return best;
+}
+
+FailureOr<std::vector<TrainPrediction>>
+predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
+  std::vector<TrainPrediction> predictions;
+  const Clock::time_point start = Clock::now();
+  auto progress = [&](const std::string &line) {
+    if (options.progress && Clock::now() - start > std::chrono::seconds(1))
+      options.progress(line);
+  };
+  bool traced = false;
+  OpBuilder builder(module.getContext());
+  builder.setInsertionPointToEnd(module.getBody());
+
+  for (auto trainOp : llvm::to_vector(module.getOps<plx::TrainOp>())) {
+    FailureOr<TrainOps> ops = trainOps(trainOp);
+    if (failed(ops))
+      return failure();
+    baselines::TrainSetup setup = trainSetupOf(*ops);
+    std::string name = trainOp.getSymName().str();
+    auto job = dyn_cast_or_null<plan::JobOp>(
+        SymbolTable::lookupSymbolIn(module, name + "_job"));
+    if (!job)
+      return trainOp.emitOpError("has no placed plan.job");
+    FailureOr<PlacedJob> placed = placedJob(job);
+    if (failed(placed))
+      return failure();
+    sim::CommTimeFn comm =
+        sim::fabricCommTime(*placed->graph, placed->chips, placed->params);
+    instantiate::SamplerOrError sampler =
+        instantiate::BatchSampler::create(datasetDescOf(ops->data));
+    if (!sampler.sampler)
+      return ops->data.emitOpError("cannot draw batches: ") << sampler.error;
+
+    TrainPrediction pred;
+    pred.job = name;
+    pred.steps = trainOp.getSteps();
+    if (setup.world > options.maxSimulatedRanks) {
+      // Planning costs every group's collectives on the fabric, which is
+      // as out of reach as simulating them at this size.
+      pred.notSimulated = std::to_string(setup.world) +
+                          " ranks is more than plxc plans and simulates (" +
+                          std::to_string(options.maxSimulatedRanks) +
+                          "; --max-simulated-ranks)";
+      predictions.push_back(std::move(pred));
+      continue;
+    }
+    const bool simulate = true;
+
+    Accumulator primary;
+    std::vector<Accumulator> baselineAcc;
+    std::vector<baselines::NamedPlan> family; // baseline layouts of step 0
+    for (int64_t step = 0; step < pred.steps; ++step) {
+      instantiate::Batch batch = sampler.sampler->draw(
+          trainOp.getBatch(), step, static_cast<uint64_t>(trainOp.getSeed()));
+      if (!batch.ok())
+        return trainOp.emitOpError("cannot draw step ")
+               << step << ": " << batch.error;
+      if (step == 0)
+        pred.lengths = batch.lengths;
+      progress("plxc: job '" + name + "': planning step " +
+               std::to_string(step));
+
+      // Baselines: chosen on step 0, kept for the later steps.
+      std::vector<baselines::NamedPlan> plans;
+      if (step == 0) {
+        plans = baselines::standardBaselines(setup, batch.lengths, comm);
+        family = plans;
+        baselineAcc.resize(plans.size());
+        for (size_t i = 0; i < plans.size(); ++i)
+          baselineAcc[i].outcome.name = plans[i].name;
+      } else {
+        for (const baselines::NamedPlan &f : family) {
+          baselines::TrainSetup s = setup;
+          s.model = f.model;
+          plans.push_back(
+              baselines::planStaticLayout(s, batch.lengths, f.layout, comm));
+        }
+      }
+
+      baselines::NamedPlan mine =
+          planJobStrategy(setup, batch.lengths, trainOp, comm);
+      primary.outcome.name = mine.name;
+      if (!mine.ok())
+        return trainOp.emitOpError("cannot plan step ")
+               << step << " with " << mine.name << ": " << mine.error;
+      addPlanned(primary, mine, step);
+      if (step == 0) {
+        // The job's plan as plan IR, beside its plan.job.
+        buildStepOp(builder, trainOp.getLoc(), name + "_step0", 0, name,
+                    *mine.plan);
+      }
+      for (size_t i = 0; i < plans.size(); ++i)
+        addPlanned(baselineAcc[i], plans[i], step);
+
+      if (!simulate)
+        continue;
+      std::string trace;
+      if (!traced && step == 0 && !options.tracePath.empty()) {
+        trace = options.tracePath;
+        traced = true;
+      }
+      progress("plxc: job '" + name + "': simulating " + mine.name);
+      if (std::string error = simulatePlan(primary, mine, comm, trace);
+          !error.empty())
+        return trainOp.emitOpError(error);
+      for (size_t i = 0; i < plans.size(); ++i) {
+        if (!plans[i].ok())
+          continue;
+        progress("plxc: job '" + name + "': simulating " + plans[i].name);
+        if (std::string error =
+                simulatePlan(baselineAcc[i], plans[i], comm, "");
+            !error.empty())
+          return trainOp.emitOpError(error);
+      }
+    }
+    finish(primary, pred.steps, setup.model.chip.bf16Flops);
+    pred.primary = primary.outcome;
+    for (Accumulator &acc : baselineAcc) {
+      finish(acc, pred.steps, setup.model.chip.bf16Flops);
+      pred.baselines.push_back(acc.outcome);
+    }
+    predictions.push_back(std::move(pred));
+  }
+  return predictions;
+}
+
+namespace {
+
+nlohmann::ordered_json outcomeJson(const PlanOutcome &o, bool brief) {
+  nlohmann::ordered_json j;
+  if (!o.ok()) {
+    j["infeasible"] = o.error;
+    return j;
+  }
+  if (!brief) {
+    nlohmann::ordered_json layout;
+    layout["sp"] = o.layout.ulysses;
+    layout["tp"] = o.layout.tp;
+    layout["cp"] = o.layout.cp;
+    layout["pp"] = o.layout.pp;
+    j["layout"] = layout;
+    j["zero"] = o.zero;
+  }
+  j["microbatches"] = o.microBatches;
+  j["planned_step_time_s"] = o.plannedSeconds;
+  if (o.simulated) {
+    j["predicted_step_time_s"] = o.predictedSeconds;
+    j["mfu"] = o.mfu ? nlohmann::ordered_json(*o.mfu) : nullptr;
+  }
+  return j;
+}
+
+} // namespace
+
+nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
+  nlohmann::ordered_json j;
+  if (!p.notSimulated.empty() && p.primary.name.empty()) {
+    j["not_planned"] = p.notSimulated;
+    return j;
+  }
+  nlohmann::ordered_json plan = outcomeJson(p.primary, false);
+  plan.erase("planned_step_time_s");
+  plan.erase("predicted_step_time_s");
+  plan.erase("mfu");
+  plan["strategy"] = p.primary.name;
+  j["plan"] = plan;
+  j["steps_predicted"] = p.steps;
+  j["planned_step_time_s"] = p.primary.plannedSeconds;
+  if (p.primary.simulated) {
+    j["predicted_step_time_s"] = p.primary.predictedSeconds;
+    j["mfu"] = p.primary.mfu ? nlohmann::ordered_json(*p.primary.mfu) : nullptr;
+    j["peak_memory_bytes"] = p.primary.peakMemoryBytes;
+    nlohmann::ordered_json split;
+    split["compute_s"] = p.primary.computeSeconds;
+    split["communication_s"] = p.primary.commSeconds;
+    split["bubble_s"] = p.primary.bubbleSeconds;
+    j["time_split"] = split;
+  } else {
+    j["not_simulated"] = p.notSimulated;
+  }
+  nlohmann::ordered_json baselines = nlohmann::ordered_json::object();
+  for (const PlanOutcome &o : p.baselines)
+    baselines[o.name] = outcomeJson(o, true);
+  j["baselines"] = baselines;
+  return j;
+}
+
+} // namespace plexus::train
