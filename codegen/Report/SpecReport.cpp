@@ -293,7 +293,9 @@ static void printPrediction(const json &job, std::ostream &os) {
   os << "  plan     " << plan["strategy"].get<std::string>() << ": "
      << layoutText(plan["layout"]) << ", ZeRO-" << plan["zero"].get<int64_t>()
      << ", " << plan["microbatches"].get<int64_t>()
-     << " micro-batches (step 0)\n";
+     << (plan["microbatches"].get<int64_t>() == 1 ? " micro-batch"
+                                                  : " micro-batches")
+     << " (step 0)\n";
   os << "  step     ";
   if (job.contains("predicted_step_time_s")) {
     os << "predicted "

@@ -77,8 +77,63 @@ std::string checkBytes(double bytes) {
   return "";
 }
 
+/// Adds `bytes` from node `src` to node `dst` of a tree to `load`, spread
+/// over every shortest path as equal-cost multipath routing does: each
+/// path (parallel cables counted apart) carries an equal share. Other
+/// nodes are endpoints, never transit.
+void addTreeFlow(const FabricGraph &g, int64_t src, int64_t dst, double bytes,
+                 std::map<std::pair<int64_t, int64_t>, double> &load) {
+  const int64_t n = g.vertexCount();
+  // Shortest-path counts from one end, through switches only.
+  auto count = [&](int64_t from, int64_t to, std::vector<int64_t> &dist,
+                   std::vector<double> &paths) {
+    dist.assign(static_cast<size_t>(n), -1);
+    paths.assign(static_cast<size_t>(n), 0);
+    std::vector<int64_t> queue{from};
+    dist[from] = 0;
+    paths[from] = 1;
+    for (size_t head = 0; head < queue.size(); ++head) {
+      int64_t u = queue[head];
+      if (u != from && !g.isSwitch(u))
+        continue; // a node ends a path
+      g.forEachNeighbor(u, [&](int64_t w, int64_t links) {
+        if (!g.isSwitch(w) && w != to)
+          return;
+        if (dist[w] < 0) {
+          dist[w] = dist[u] + 1;
+          queue.push_back(w);
+        }
+        if (dist[w] == dist[u] + 1)
+          paths[w] += paths[u] * static_cast<double>(links);
+      });
+    }
+  };
+  std::vector<int64_t> distS, distD;
+  std::vector<double> pathsS, pathsD;
+  count(src, dst, distS, pathsS);
+  count(dst, src, distD, pathsD);
+  const double total = pathsS[dst];
+  const int64_t length = distS[dst];
+  if (!(total > 0))
+    return;
+  for (int64_t u = 0; u < n; ++u) {
+    if (distS[u] < 0 || distD[u] < 0 || distS[u] + distD[u] != length)
+      continue;
+    if (u != src && !g.isSwitch(u))
+      continue;
+    g.forEachNeighbor(u, [&](int64_t w, int64_t links) {
+      if (distS[w] != distS[u] + 1 || distD[w] < 0 ||
+          distS[w] + distD[w] != length || (!g.isSwitch(w) && w != dst))
+        return;
+      double share = pathsS[u] * static_cast<double>(links) * pathsD[w] / total;
+      load[{u, w}] += bytes * share;
+    });
+  }
+}
+
 /// Contention with, on trees, a node's cables capped at the NICs the group
-/// uses on it (`nics`; absent nodes keep all their cables).
+/// uses on it (`nics`; absent nodes keep all their cables) and flows spread
+/// over all equal-cost paths.
 ContentionResult contention(const FabricGraph &g,
                             const std::vector<Flow> &flows,
                             const CollectiveParams &p,
@@ -110,8 +165,11 @@ ContentionResult contention(const FabricGraph &g,
                 std::to_string(f.src);
       return r;
     }
-    for (size_t h = 0; h + 1 < path.size(); ++h)
-      load[{path[h], path[h + 1]}] += f.bytes;
+    if (isTree(g))
+      addTreeFlow(g, f.src, f.dst, f.bytes, load);
+    else
+      for (size_t h = 0; h + 1 < path.size(); ++h)
+        load[{path[h], path[h + 1]}] += f.bytes;
     r.latencySeconds = std::max(r.latencySeconds,
                                 p.interNodeAlpha + routeHopLatency(g, path, p));
   }

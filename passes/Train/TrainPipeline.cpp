@@ -186,7 +186,8 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     auto job = dyn_cast_or_null<plan::JobOp>(
         SymbolTable::lookupSymbolIn(module, name + "_job"));
     if (!job)
-      return trainOp.emitOpError("has no placed plan.job");
+      return emitError(trainOp.getLoc())
+             << "train job '" << name << "' has no placed plan.job";
     FailureOr<PlacedJob> placed = placedJob(job);
     if (failed(placed))
       return failure();
@@ -195,7 +196,9 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     instantiate::SamplerOrError sampler =
         instantiate::BatchSampler::create(datasetDescOf(ops->data));
     if (!sampler.sampler)
-      return ops->data.emitOpError("cannot draw batches: ") << sampler.error;
+      return emitError(ops->data.getLoc())
+             << "dataset '" << ops->data.getSymName()
+             << "': cannot draw batches: " << sampler.error;
 
     TrainPrediction pred;
     pred.job = name;
@@ -219,8 +222,9 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       instantiate::Batch batch = sampler.sampler->draw(
           trainOp.getBatch(), step, static_cast<uint64_t>(trainOp.getSeed()));
       if (!batch.ok())
-        return trainOp.emitOpError("cannot draw step ")
-               << step << ": " << batch.error;
+        return emitError(trainOp.getLoc())
+               << "train job '" << name << "': cannot draw step " << step
+               << ": " << batch.error;
       if (step == 0)
         pred.lengths = batch.lengths;
       progress("plxc: job '" + name + "': planning step " +
@@ -247,8 +251,9 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
           planJobStrategy(setup, batch.lengths, trainOp, comm);
       primary.outcome.name = mine.name;
       if (!mine.ok())
-        return trainOp.emitOpError("cannot plan step ")
-               << step << " with " << mine.name << ": " << mine.error;
+        return emitError(trainOp.getLoc())
+               << "train job '" << name << "': cannot plan step " << step
+               << " with " << mine.name << ": " << mine.error;
       addPlanned(primary, mine, step);
       if (step == 0) {
         // The job's plan as plan IR, beside its plan.job.
@@ -268,7 +273,8 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       progress("plxc: job '" + name + "': simulating " + mine.name);
       if (std::string error = simulatePlan(primary, mine, comm, trace);
           !error.empty())
-        return trainOp.emitOpError(error);
+        return emitError(trainOp.getLoc())
+               << "train job '" << name << "': " << error;
       for (size_t i = 0; i < plans.size(); ++i) {
         if (!plans[i].ok())
           continue;
@@ -276,7 +282,8 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
         if (std::string error =
                 simulatePlan(baselineAcc[i], plans[i], comm, "");
             !error.empty())
-          return trainOp.emitOpError(error);
+          return emitError(trainOp.getLoc())
+                 << "train job '" << name << "': " << error;
       }
     }
     finish(primary, pred.steps, setup.model.chip.bf16Flops);

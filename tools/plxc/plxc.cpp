@@ -23,6 +23,7 @@
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 
@@ -30,6 +31,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <fstream>
@@ -149,6 +151,12 @@ int main(int argc, char **argv) {
       context, inputFile, std::cerr, errorLimit);
   if (!module)
     return 1;
+  // Errors from the passes below point into the .plx files the way the
+  // frontend's do: file:line:col, the line and a caret.
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context,
+                                               llvm::errs());
 
   // The train pipeline: place every job, then plan, lower and simulate
   // each train job (passes/Train/TrainPipeline.h).

@@ -171,6 +171,24 @@ TEST(CollectiveModel, AllToAllOnFatTreeLimitedByBisection) {
   EXPECT_NEAR(a.latencySeconds, 6.5e-6, kTol);
 }
 
+// Equal-cost multipath: radix 4, 2 tiers, 2 nodes of 2 chips, each node on
+// its own leaf (2 cables, 200 GB/s). A 2 GB flow between them spreads over
+// both spines: 1 GB on each 100 GB/s uplink, 0.01 s, the same as the node's
+// two cables; one path alone would put 2 GB on one uplink (0.02 s).
+TEST(CollectiveModel, TreeFlowsSpreadOverEqualCostPaths) {
+  FabricGraph g = built(fatTree(4, 2, 1.0), 2, 2);
+  ContentionResult c = computeContention(g, {{0, 1, 2e9}}, params());
+  ASSERT_TRUE(c.ok()) << c.error;
+  EXPECT_NEAR(c.bandwidthSeconds, 0.01, kTol);
+  int uplinks = 0;
+  for (const LinkLoad &l : c.links)
+    if (g.isSwitch(l.from) && g.isSwitch(l.to)) {
+      EXPECT_NEAR(l.bytes, 1e9, 1e-3);
+      ++uplinks;
+    }
+  EXPECT_EQ(uplinks, 4); // 2 leaf -> spine and 2 spine -> leaf
+}
+
 // Two 1 GB flows over the same circuit take 0.02 s instead of 0.01 s.
 TEST(CollectiveModel, TwoFlowsSharingALinkTakeTwiceAsLong) {
   FabricGraph g = built(railx(1, 3, 1), 3, 1);

@@ -52,7 +52,7 @@ SpecBuilder flexspThroughBuilder() {
                BlockBuilder()
                    .set("radix", 16)
                    .set("tiers", 2)
-                   .set("link", PlxValue::quantity(int64_t(400), "Gb/s"))));
+                   .set("link", PlxValue::quantity(int64_t(50), "Gb/s"))));
   b.declare("train", "flexsp")
       .set("model", PlxValue::name("gpt7b"))
       .set("data", PlxValue::name("wikipedia"))
