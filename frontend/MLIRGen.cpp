@@ -184,7 +184,7 @@ private:
         &context_, sp, t.spDegree,
         t.pp == TrainSpec::Pp::Dynamic ? plx::PpMode::dynamic
                                        : plx::PpMode::static_,
-        t.ppDegree, t.tp, t.cp, ckpt, t.zero, t.memoryLimit);
+        t.ppDegree, t.tp, t.cp, ckpt, t.zero, t.memoryLimit, t.microBatch);
     builder_.create<plx::TrainOp>(loc(t.loc), builder_.getStringAttr(t.name),
                                   FlatSymbolRefAttr::get(&context_, t.model),
                                   FlatSymbolRefAttr::get(&context_, t.data),

@@ -1617,10 +1617,11 @@ private:
     if (!strategy)
       return;
     r.reportMissing(); // in source order, before the strategy's errors
-    BlockReader s(
-        *strategy, "strategy of train '" + clip(decl.name) + "'",
-        strategyField ? strategyField->keyLoc : decl.nameLoc,
-        {"sp", "pp", "tp", "cp", "checkpoint", "zero", "memory_limit"}, diags_);
+    BlockReader s(*strategy, "strategy of train '" + clip(decl.name) + "'",
+                  strategyField ? strategyField->keyLoc : decl.nameLoc,
+                  {"sp", "pp", "tp", "cp", "checkpoint", "zero", "memory_limit",
+                   "micro_batch"},
+                  diags_);
     // Every field is read before giving up, so that each gets its error.
     bool degreesOk = readDegree(s, "sp", {"adaptive", "best_homogeneous"},
                                 t.spDegree, [&](const std::string &mode) {
@@ -1638,6 +1639,7 @@ private:
                                 {"none", "selective", "full", "adaptive"});
     auto memLimit = s.integer("memory_limit", false, 1 << 20, int64_t(1) << 50,
                               Dimension::Bytes);
+    auto microBatch = s.integer("micro_batch", false, 1, 1 << 30);
     if (!degreesOk || r.failed() || s.failed() || !model || !data || !fab)
       return;
     t.model = model->name, t.data = data->name, t.fabric = fab->name;
@@ -1646,6 +1648,7 @@ private:
     t.seed = seed.value_or(0);
     t.tp = tp.value_or(1), t.cp = cp.value_or(1), t.zero = zero.value_or(3);
     t.memoryLimit = memLimit.value_or(0);
+    t.microBatch = microBatch.value_or(0);
     std::string ck = checkpoint.value_or("none");
     t.checkpoint = ck == "selective"  ? TrainSpec::Checkpoint::Selective
                    : ck == "full"     ? TrainSpec::Checkpoint::Full

@@ -80,6 +80,7 @@ struct TrainSpec {
   int64_t spDegree = 1;
   Pp pp = Pp::Static;
   int64_t ppDegree = 1, tp = 1, cp = 1, zero = 3, memoryLimit = 0;
+  int64_t microBatch = 0; // sequences per micro-batch and group; 0 = memory
   Checkpoint checkpoint = Checkpoint::None;
 };
 

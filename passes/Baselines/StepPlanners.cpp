@@ -130,6 +130,12 @@ int64_t activationBytesPerToken(const lower::TrainModel &model,
 Capacity layoutCapacity(const TrainSetup &setup, const GroupLayout &layout,
                         int64_t maxLength) {
   Capacity c;
+  if (layout.ulysses < 1 || layout.tp < 1 || layout.cp < 1 || layout.pp < 1 ||
+      setup.world < layout.tp * layout.pp) {
+    c.error = "every parallel degree must be at least 1 and tp * pp at most "
+              "the chips";
+    return c;
+  }
   const int64_t zeroWays = setup.world / (layout.tp * layout.pp);
   c.residentBytes =
       lower::residentBytes(setup.model, layout, /*stage=*/0, zeroWays);
@@ -203,6 +209,8 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
   if (plan.microBatches.empty() || plan.microBatches[0].groups.empty())
     return "the plan has no group";
   const GroupLayout first = plan.microBatches[0].groups[0].layout;
+  if (first.tp < 1 || first.pp < 1 || plan.world < first.tp * first.pp)
+    return "the plan's world is smaller than one group's tp * pp";
   const int64_t zeroWays = plan.world / (first.tp * first.pp);
   std::vector<int64_t> zeroRanks; // ZeRO group of rank 0
   for (int64_t r = 0; r < plan.world; r += first.tp * first.pp)
@@ -258,6 +266,14 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
           layer += 2 * time(sim::CommKind::AllGather, cpRanks,
                             w.cpKvBytes / g.layout.cp);
           layer += time(sim::CommKind::ReduceScatter, cpRanks, w.cpKvBytes);
+          if (model.checkpointing == cost::Checkpointing::Full) {
+            // The recomputed forward communicates again.
+            layer += time(sim::CommKind::AllToAll, spRanks, w.allToAllBytes);
+            layer +=
+                time(sim::CommKind::AllReduce, tpRanks, w.tpAllReduceBytes);
+            layer += time(sim::CommKind::AllGather, cpRanks,
+                          w.cpKvBytes / g.layout.cp);
+          }
           if (zero3) {
             // Prefetched and reduced on the communication stream: only
             // what the layer's own work does not cover shows.
@@ -360,27 +376,59 @@ NamedPlan planStaticLayout(const TrainSetup &setup,
     if (len > cap.tokensPerChip * perStage) {
       double need = double(cap.residentBytes) +
                     double(len) * double(cap.bytesPerToken) / double(perStage);
-      std::string knob =
-          layout.pp > 1 || layout.tp > 1 ? "raise cp" : "raise the SP degree";
+      // Only a pure Ulysses layout grows by its SP degree; every other
+      // family splits a long sequence with cp. Full checkpointing is no
+      // way out when it is already on.
+      std::string knob = layout.pp > 1 || layout.tp > 1 || layout.cp > 1
+                             ? "raise cp"
+                             : "raise the SP degree";
+      if (model.checkpointing != cost::Checkpointing::Full)
+        knob += " or use full checkpointing";
       return fail("sequence " + std::to_string(i) + " (" + groupedInt(len) +
                   " tokens) needs " + gbText(need) + " per chip under " +
                   out.name + ", but a chip holds " +
                   gbText(double(setup.memoryBytes)) + " (" +
                   groupedInt(cap.tokensPerChip * perStage) +
-                  " tokens per group); " + knob + " or use full checkpointing");
+                  " tokens per group); " + knob);
     }
   }
 
-  StaticSpConfig config;
-  config.gpus = setup.world / layout.pp;
-  config.degree = perStage;
-  config.capacityPerGpu = cap.tokensPerChip;
-  Result<StaticSpPlan> packed = packStaticSp(lengths, config);
-  if (!packed)
-    return fail(packed.error);
-
-  std::vector<std::vector<std::vector<int64_t>>> bins =
-      balanceBins(setup.model, lengths, *packed, cap.tokensPerChip * perStage);
+  std::vector<std::vector<std::vector<int64_t>>> bins;
+  const int64_t groups = setup.world / degree;
+  if (setup.microBatchSeqs > 0) {
+    // Fixed-size micro-batches, as Megatron-LM feeds them.
+    const int64_t k = setup.microBatchSeqs;
+    const int64_t n = static_cast<int64_t>(lengths.size());
+    bins.resize(static_cast<size_t>((n + groups * k - 1) / (groups * k)),
+                std::vector<std::vector<int64_t>>(static_cast<size_t>(groups)));
+    for (int64_t j = 0; j < n; ++j)
+      bins[static_cast<size_t>(j / (groups * k))]
+          [static_cast<size_t>((j / k) % groups)]
+              .push_back(j);
+    for (size_t i = 0; i < bins.size(); ++i)
+      for (size_t g = 0; g < bins[i].size(); ++g) {
+        int64_t tokens = 0;
+        for (int64_t id : bins[i][g])
+          tokens += lengths[static_cast<size_t>(id)];
+        if (tokens > cap.tokensPerChip * perStage)
+          return fail("micro-batch " + std::to_string(i) + " of group " +
+                      std::to_string(g) + " holds " + groupedInt(tokens) +
+                      " tokens (micro_batch " + std::to_string(k) +
+                      "), more than the " +
+                      groupedInt(cap.tokensPerChip * perStage) +
+                      " a group of " + out.name + " holds; lower micro_batch");
+      }
+  } else {
+    StaticSpConfig config;
+    config.gpus = setup.world / layout.pp;
+    config.degree = perStage;
+    config.capacityPerGpu = cap.tokensPerChip;
+    Result<StaticSpPlan> packed = packStaticSp(lengths, config);
+    if (!packed)
+      return fail(packed.error);
+    bins = balanceBins(setup.model, lengths, *packed,
+                       cap.tokensPerChip * perStage);
+  }
 
   StepPlan plan;
   plan.strategy = out.name;
@@ -408,9 +456,12 @@ std::vector<NamedPlan> standardBaselines(const TrainSetup &setup,
                                          const sim::CommTimeFn &commTime) {
   std::vector<NamedPlan> out;
   const int64_t heads = setup.model.shape.heads;
+  TrainSetup packedSetup = setup;
+  packedSetup.microBatchSeqs = 0; // baselines pack by memory
   for (int64_t d = 1; d <= setup.world; d *= 2)
     if (setup.world % d == 0 && heads % d == 0)
-      out.push_back(planStaticLayout(setup, lengths, {d, 1, 1, 1}, commTime));
+      out.push_back(
+          planStaticLayout(packedSetup, lengths, {d, 1, 1, 1}, commTime));
 
   auto best = [&](const std::vector<GroupLayout> &layouts,
                   const TrainSetup &s) {
@@ -431,6 +482,7 @@ std::vector<NamedPlan> standardBaselines(const TrainSetup &setup,
 
   TrainSetup megatron = setup;
   megatron.model.zero = std::min<int64_t>(setup.model.zero, 1);
+  megatron.microBatchSeqs = 0; // baselines pack by memory
   std::vector<GroupLayout> tpcp;
   for (int64_t t : tps)
     for (int64_t c = 1; t * c <= setup.world; c *= 2)

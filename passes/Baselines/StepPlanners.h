@@ -36,6 +36,9 @@ struct TrainSetup {
   int64_t world = 0;        ///< chips of the job
   int64_t chipsPerNode = 1; ///< ranks r and r' share a node iff r/c == r'/c
   int64_t memoryBytes = 0;  ///< usable bytes per chip
+  /// Sequences each group takes per micro-batch (0: as many as memory
+  /// holds, packed best-fit-decreasing and balanced).
+  int64_t microBatchSeqs = 0;
 };
 
 /// Activation bytes per token one chip keeps for its layers when a group of
@@ -105,7 +108,9 @@ std::string estimateStep(lower::StepPlan &plan, const TrainSetup &setup,
 
 /// One static layout for the whole batch: groups of layout.degree() ranks
 /// (world / degree side by side), sequences packed best-fit-decreasing
-/// into micro-batches under each chip's memory, then estimated. Errors:
+/// into micro-batches under each chip's memory and balanced (or, with
+/// setup.microBatchSeqs = k, dealt in dataset order: sequence j to
+/// micro-batch j / (G k), group (j / k) mod G), then estimated. Errors:
 /// a degree that does not divide the world or the heads, a pipeline with
 /// more stages than layers or ZeRO-3, model states that alone overflow a
 /// chip, a sequence longer than a group holds.

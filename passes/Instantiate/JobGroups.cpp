@@ -22,12 +22,12 @@ GroupsResult plexus::instantiate::trainGroups(const TrainLayout &l) {
   }
   const int64_t T = l.tensor, S = l.sp, P = l.pp, D = l.ranks / inner;
   auto rank = [&](int64_t p, int64_t d, int64_t s, int64_t t) {
-    return ((p * D + d) * S + s) * T + t;
+    return ((d * P + p) * S + s) * T + t;
   };
   int64_t count = 0;
   if (T > 1)
-    for (int64_t p = 0; p < P; ++p)
-      for (int64_t d = 0; d < D; ++d)
+    for (int64_t d = 0; d < D; ++d)
+      for (int64_t p = 0; p < P; ++p)
         for (int64_t s = 0; s < S; ++s) {
           JobGroup g{"tp" + str(count++), GroupKind::Ring, {}};
           for (int64_t t = 0; t < T; ++t)
@@ -36,8 +36,8 @@ GroupsResult plexus::instantiate::trainGroups(const TrainLayout &l) {
         }
   count = 0;
   if (S > 1)
-    for (int64_t p = 0; p < P; ++p)
-      for (int64_t d = 0; d < D; ++d)
+    for (int64_t d = 0; d < D; ++d)
+      for (int64_t p = 0; p < P; ++p)
         for (int64_t t = 0; t < T; ++t) {
           JobGroup g{"sp" + str(count++), GroupKind::AllToAll, {}};
           for (int64_t s = 0; s < S; ++s)

@@ -26,9 +26,11 @@ struct JobGroup {
   std::vector<int64_t> ranks; // pipeline: in stage order
 };
 
-/// Training layout. rank = ((p * D + d) * S + s) * T + t: tensor ranks are
-/// adjacent (inside a node), then SP, then DP; pipeline stages are the
-/// slowest dimension, so consecutive stages sit D * S * T ranks apart.
+/// Training layout. rank = ((d * P + p) * S + s) * T + t: tensor ranks are
+/// adjacent (inside a node), then SP, then pipeline stages; data-parallel
+/// replicas are the slowest dimension, so each replica (model copy) holds
+/// P * S * T consecutive ranks, as a plan.sp_group does
+/// (passes/Lower/StepLowering.h lays ranks out the same way).
 struct TrainLayout {
   int64_t ranks = 0;
   int64_t tensor = 1; // TP x CP

@@ -22,15 +22,15 @@ RankPosition positionOf(const GroupLayout &l, int64_t local) {
   RankPosition p;
   p.t = local % l.tp;
   local /= l.tp;
-  p.u = local % l.ulysses;
-  local /= l.ulysses;
   p.c = local % l.cp;
-  p.stage = local / l.cp;
+  local /= l.cp;
+  p.u = local % l.ulysses;
+  p.stage = local / l.ulysses;
   return p;
 }
 
 int64_t localRankOf(const GroupLayout &l, const RankPosition &p) {
-  return ((p.stage * l.cp + p.c) * l.ulysses + p.u) * l.tp + p.t;
+  return ((p.stage * l.ulysses + p.u) * l.cp + p.c) * l.tp + p.t;
 }
 
 std::pair<int64_t, int64_t> stageLayers(int64_t layers, int64_t stages,
@@ -333,9 +333,21 @@ private:
 
   void emitBackward(int64_t a, int64_t b, const LayerWork &w, bool active) {
     if (active) {
-      if (w.recomputeFlops > 0)
+      if (w.recomputeFlops > 0) {
+        // Full recomputation reruns the forward, its communication too.
+        const bool full = ctx.model.checkpointing == cost::Checkpointing::Full;
+        if (full && w.allToAllBytes > 0)
+          collective(sim::CommKind::AllToAll, "sp", ranks.ulysses,
+                     w.allToAllBytes);
+        if (full && w.cpKvBytes > 0)
+          collective(sim::CommKind::AllGather, "cp", ranks.cp,
+                     w.cpKvBytes / group.layout.cp);
         compute(sim::ComputeKind::Recompute, a, b, w.recomputeFlops,
                 w.recomputeBytes);
+        if (full && w.tpAllReduceBytes > 0)
+          collective(sim::CommKind::AllReduce, "tp", ranks.tp,
+                     w.tpAllReduceBytes);
+      }
       if (w.tpAllReduceBytes > 0)
         collective(sim::CommKind::AllReduce, "tp", ranks.tp,
                    w.tpAllReduceBytes);

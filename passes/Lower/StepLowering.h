@@ -37,7 +37,9 @@ struct TrainModel {
 };
 
 /// How a group's ranks split the work. degree() = ulysses * tp * cp * pp.
-/// Local rank ((stage * cp + c) * ulysses + u) * tp + t (tensor innermost).
+/// Local rank ((stage * ulysses + u) * cp + c) * tp + t: tensor innermost,
+/// then context (together the tensor ring of passes/Instantiate/JobGroups.h),
+/// then Ulysses, then stages.
 struct GroupLayout {
   int64_t ulysses = 1, tp = 1, cp = 1, pp = 1;
   int64_t degree() const { return ulysses * tp * cp * pp; }

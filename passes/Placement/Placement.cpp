@@ -266,6 +266,7 @@ private:
   std::vector<Chip> chips;
   std::vector<char> placed;
 
+  int64_t lastNode = 0; ///< where the last node-sized ring went
   int64_t freeOn(int64_t node) const {
     return static_cast<int64_t>(freeChips[node].size());
   }
@@ -286,6 +287,7 @@ private:
   bool placeAllToAll(const CommunicatorRequest &c,
                      std::vector<PlacementError> &errors);
   void placePipeline(const CommunicatorRequest &c);
+  void placeSmallRing(const CommunicatorRequest &c);
   bool report(const CommunicatorRequest &c, CommunicatorPlacement &p,
               std::vector<PlacementError> &errors);
   void ringOrder(const CommunicatorRequest &c, CommunicatorPlacement &p);
@@ -430,6 +432,27 @@ bool JobPlacer::placeAllToAll(const CommunicatorRequest &c,
         break;
       }
   return true;
+}
+
+void JobPlacer::placeSmallRing(const CommunicatorRequest &c) {
+  // A ring that fits a node (a tensor group) goes whole onto the first node,
+  // after the last one used, with room for it; otherwise it waits for the
+  // packing at the end.
+  const int64_t k = static_cast<int64_t>(c.ranks.size());
+  if (k > hf.g.chipsPerNode)
+    return;
+  for (int64_t r : c.ranks)
+    if (placed[r])
+      return;
+  for (int64_t i = 0; i < hf.g.nodes; ++i) {
+    int64_t v = (lastNode + i) % hf.g.nodes;
+    if (freeOn(v) >= k) {
+      for (int64_t r : c.ranks)
+        take(v, r);
+      lastNode = v;
+      return;
+    }
+  }
 }
 
 void JobPlacer::placePipeline(const CommunicatorRequest &c) {
@@ -656,6 +679,9 @@ bool JobPlacer::run(JobPlacement &out, std::vector<PlacementError> &errors) {
   for (const CommunicatorRequest &c : job.communicators)
     if (c.kind == CommKind::AllToAll && !placeAllToAll(c, errors))
       return false;
+  for (const CommunicatorRequest &c : job.communicators)
+    if (c.kind == CommKind::Ring)
+      placeSmallRing(c);
   for (const CommunicatorRequest &c : job.communicators)
     if (c.kind == CommKind::Pipeline)
       placePipeline(c);

@@ -14,8 +14,24 @@ def VerifyRtPass : Pass<"plx-verify-rt", "::mlir::ModuleOp"> {
     no set of ranks waits on each other forever. The pass runs the programs
     through the event simulator with zero communication time and reports the
     first violation on the program it concerns, saying what each rank waits
-    on. (Checks that need chunk semantics, such as the order of a split
-    sequence's slices, come with the dynamic pipeline planner.)
+    on.
+
+    A split sequence's slices go forward in order and backward in reverse.
+    Checked first, on each rank's program in program order, for every
+    sequence and layer range `[layer_begin, layer_end)` of the
+    `rt.compute` ops that carry `slices`: `fwd` ops see the sequence's
+    slice indices strictly increase, `bwd` ops strictly decrease, and
+    `recompute` ops strictly decrease; and when the rank runs that
+    sequence's forward over that layer range, the backward of slice k comes
+    after the forward of slice k. The first violation is reported on the
+    offending `rt.compute`, with a note on the op it conflicts with:
+
+    ```mlir
+    rt.compute fwd layers [0, 8) stage 0 seqs [4] time 1.0 slices [2]
+    // error: runs the forward of slice 1 of sequence 4 (layers [0, 8))
+    // after slice 2; a sequence's slices go forward in order
+    rt.compute fwd layers [0, 8) stage 0 seqs [4] time 1.0 slices [1]
+    ```
   }];
 }
 

@@ -1,8 +1,9 @@
 //===- SimulatePasses.cpp - plx-verify-rt and plx-simulate ----------------===//
 //
 // Thin adapters: read the module's rt.program ops into the simulator's plain
-// programs, run EventSimulator, and report errors on the ops or attach the
-// results to the module.
+// programs, check the order of split sequences' slices (SliceOrder.h), run
+// EventSimulator, and report errors on the ops or attach the results to the
+// module.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Simulate/Passes.h"
@@ -15,6 +16,7 @@
 #include "passes/Simulate/ChromeTrace.h"
 #include "passes/Simulate/EventSimulator.h"
 #include "passes/Simulate/FabricCommTime.h"
+#include "passes/Simulate/SliceOrder.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -32,10 +34,12 @@ using namespace plexus;
 
 namespace {
 
-/// The module's programs indexed by rank, and the simulator's copy of them.
+/// The module's programs indexed by rank, the simulator's copy of them, and
+/// the rt op each simulator op was read from.
 struct Programs {
   std::vector<rt::ProgramOp> ops;
   std::vector<sim::Program> programs;
+  std::vector<std::vector<Operation *>> sources;
 };
 
 /// Reads every rt.program; ranks must be distinct and number 0..N-1.
@@ -61,6 +65,7 @@ FailureOr<Programs> readPrograms(ModuleOp module) {
     }
     ++expected;
     sim::Program p;
+    std::vector<Operation *> sources;
     p.initialMemoryBytes = program.getResident().value_or(0);
     for (Operation &op : *program.getBody()) {
       if (auto c = dyn_cast<rt::ComputeOp>(op)) {
@@ -100,9 +105,12 @@ FailureOr<Programs> readPrograms(ModuleOp module) {
       } else if (auto w = dyn_cast<rt::WaitOp>(op)) {
         p.ops.push_back(sim::Op::wait(w.getPending()));
       }
+      if (sources.size() < p.ops.size())
+        sources.push_back(&op);
     }
     result.ops.push_back(program);
     result.programs.push_back(std::move(p));
+    result.sources.push_back(std::move(sources));
   }
   return result;
 }
@@ -126,10 +134,29 @@ void reportError(Programs &programs, const sim::SimResult &result,
           << "rank " << ranks[i] << " is involved";
 }
 
+/// Reports the first rank whose split sequences run their slices out of
+/// order (SliceOrder.h) on the op at fault, with a note on the op it
+/// conflicts with.
+LogicalResult verifySliceOrder(const Programs &programs) {
+  for (size_t r = 0; r < programs.programs.size(); ++r) {
+    std::optional<sim::SliceOrderViolation> v =
+        sim::checkSliceOrder(programs.programs[r]);
+    if (!v)
+      continue;
+    const std::vector<Operation *> &sources = programs.sources[r];
+    InFlightDiagnostic d = sources[v->op]->emitOpError(v->message);
+    d.attachNote(sources[v->other]->getLoc()) << v->note;
+    return failure();
+  }
+  return success();
+}
+
 struct VerifyRtPass : sim::impl::VerifyRtPassBase<VerifyRtPass> {
   void runOnOperation() override {
     FailureOr<Programs> programs = readPrograms(getOperation());
     if (failed(programs))
+      return signalPassFailure();
+    if (failed(verifySliceOrder(*programs)))
       return signalPassFailure();
     sim::SimOptions options;
     options.commTime = [](const sim::CommRequest &) {

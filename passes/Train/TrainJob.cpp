@@ -43,6 +43,7 @@ baselines::TrainSetup trainSetupOf(TrainOps ops) {
   setup.model.zero = strategy.getZero();
   setup.world = ops.train.getJobChips(ops.fabric);
   setup.chipsPerNode = ops.fabric.getChipsPerNode();
+  setup.microBatchSeqs = strategy.getMicroBatch();
   setup.memoryBytes = strategy.getMemoryLimit() > 0 ? strategy.getMemoryLimit()
                                                     : setup.model.chip.hbmBytes;
   return setup;

@@ -8,6 +8,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <chrono>
+#include <cmath>
 
 using namespace mlir;
 
@@ -46,16 +47,10 @@ void addPlanned(Accumulator &acc, const baselines::NamedPlan &plan,
 std::string simulatePlan(Accumulator &acc, const baselines::NamedPlan &plan,
                          const sim::CommTimeFn &comm,
                          const std::string &trace) {
-  lower::LoweredStep lowered = lower::lowerStep(*plan.plan, plan.model);
-  if (!lowered.ok())
-    return "cannot lower " + plan.name + ": " + lowered.error;
-  sim::SimOptions options;
-  options.commTime = comm;
-  options.totalFlops = lowered.totalFlops;
-  options.peakFlopsPerRank = plan.model.chip.bf16Flops;
-  sim::SimResult result = sim::simulate(lowered.programs, options);
-  if (!result.ok())
-    return "cannot simulate " + plan.name + ": " + result.error;
+  StepSimulation simulated = simulateStep(plan, comm);
+  if (!simulated.error.empty())
+    return simulated.error;
+  const sim::SimResult &result = simulated.result;
   if (!trace.empty())
     if (std::string error = sim::writeChromeTrace(result, trace);
         !error.empty())
@@ -63,7 +58,7 @@ std::string simulatePlan(Accumulator &acc, const baselines::NamedPlan &plan,
   PlanOutcome &o = acc.outcome;
   o.simulated = true;
   o.predictedSeconds += result.stepSeconds;
-  acc.flops += lowered.totalFlops;
+  acc.flops += simulated.flops;
   acc.rankSeconds += result.stepSeconds * double(result.ranks.size());
   if (o.peakMemoryBytes.size() < result.ranks.size())
     o.peakMemoryBytes.resize(result.ranks.size(), 0);
@@ -95,6 +90,49 @@ void finish(Accumulator &acc, int64_t steps, double peakFlops) {
 }
 
 } // namespace
+
+int64_t layersPerOpFor(const lower::StepPlan &plan,
+                       const lower::TrainModel &model, int64_t opBudget) {
+  int64_t pp = 1;
+  if (!plan.microBatches.empty() && !plan.microBatches[0].groups.empty())
+    pp = plan.microBatches[0].groups[0].layout.pp;
+  const int64_t stageLayers =
+      std::max<int64_t>(1, (model.shape.layers + pp - 1) / pp);
+  const double ops = 8.0 * static_cast<double>(stageLayers) *
+                     static_cast<double>(plan.microBatches.size()) *
+                     static_cast<double>(plan.world);
+  const double budget = static_cast<double>(std::max<int64_t>(1, opBudget));
+  if (ops <= budget)
+    return 1;
+  return std::min<int64_t>(stageLayers,
+                           static_cast<int64_t>(std::ceil(ops / budget)));
+}
+
+StepSimulation simulateStep(const baselines::NamedPlan &plan,
+                            const sim::CommTimeFn &comm) {
+  StepSimulation out;
+  lower::LoweringOptions lowering;
+  lowering.layersPerOp = layersPerOpFor(*plan.plan, plan.model);
+  lower::LoweredStep lowered =
+      lower::lowerStep(*plan.plan, plan.model, lowering);
+  if (!lowered.ok()) {
+    out.error = "cannot lower " + plan.name + ": " + lowered.error;
+    return out;
+  }
+  sim::SimOptions options;
+  options.commTime = comm;
+  options.totalFlops = lowered.totalFlops;
+  options.peakFlopsPerRank = plan.model.chip.bf16Flops;
+  out.flops = lowered.totalFlops;
+  out.result = sim::simulate(lowered.programs, options);
+  if (!out.result.ok()) {
+    out.error = "cannot simulate " + plan.name + ": " + out.result.error;
+    return out;
+  }
+  out.seconds = out.result.stepSeconds;
+  out.mfu = out.result.mfu;
+  return out;
+}
 
 baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
                                      const std::vector<int64_t> &lengths,

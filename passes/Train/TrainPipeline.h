@@ -75,6 +75,25 @@ baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
                                      plx::TrainOp train,
                                      const sim::CommTimeFn &comm);
 
+/// Layers per compute op for lowering `plan`: 1, unless the programs would
+/// hold more than `opBudget` ops in all (about 8 per layer, micro-batch and
+/// rank), then as many as bring them under it (at most a stage's layers).
+/// Coarser ops change only per-op latencies: compute and bytes are summed.
+int64_t layersPerOpFor(const lower::StepPlan &plan,
+                       const lower::TrainModel &model,
+                       int64_t opBudget = 4'000'000);
+
+/// Lowers and simulates one planned step on `comm`'s fabric.
+struct StepSimulation {
+  std::string error;
+  double seconds = 0;
+  std::optional<double> mfu;
+  double flops = 0; ///< of every rank's compute ops
+  sim::SimResult result;
+};
+StepSimulation simulateStep(const baselines::NamedPlan &plan,
+                            const sim::CommTimeFn &comm);
+
 /// Runs the pipeline on every plx.train of `module` (after plx-instantiate
 /// and plx-place). A primary plan that cannot run is an error emitted on
 /// the job; baselines that cannot run are reported, not errors.

@@ -28,13 +28,15 @@ plx.fabric @grid chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15
 // CHECK-NEXT: plan.circuit row 0 rail 0 cycle [2, 0, 1]
 // CHECK: plan.circuit col 2 rail 0 cycle [8, 2, 5]
 
-// CHECK-LABEL: plan.job @first fabric @grid ranks 2 chips [(0, 0), (1, 0)]
-// CHECK-NEXT: plan.comm_group @dp ring ranks [0, 1] order [0, 1] hops 1
+// A ring that fits a node goes whole onto one: node 0 has one healthy chip
+// left, so node 1.
+// CHECK-LABEL: plan.job @first fabric @grid ranks 2 chips [(1, 0), (1, 1)]
+// CHECK-NEXT: plan.comm_group @dp ring ranks [0, 1] order [0, 1] hops 0
 plan.job @first fabric @grid ranks 2 {
   plan.comm_group @dp ring ranks [0, 1]
 }
 // The failed chip (0, 1) is never used; consecutive stages are one hop apart.
-// CHECK-LABEL: plan.job @second fabric @grid ranks 4 chips [(1, 1), (2, 0), (2, 1), (5, 0)]
+// CHECK-LABEL: plan.job @second fabric @grid ranks 4 chips [(0, 0), (2, 0), (2, 1), (5, 0)]
 // CHECK-NEXT: plan.comm_group @pp pipeline ranks [0, 1, 2, 3] order [0, 1, 2, 3] hops 1
 plan.job @second fabric @grid ranks 4 {
   plan.comm_group @pp pipeline ranks [0, 1, 2, 3]

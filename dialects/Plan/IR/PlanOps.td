@@ -159,9 +159,9 @@ def Plan_SpGroupOp : Plan_Op<"sp_group", [HasParent<"MicrobatchOp">]> {
     `tp` (Megatron tensor parallelism), `cp` (context parallelism, ring
     attention) and `pp` (pipeline stages, run with 1F1B); the Ulysses degree
     is what remains, degree / (tp * cp * pp), which must be a whole number.
-    Ranks are laid out with tensor parallelism innermost, then Ulysses, then
-    context, then stages: the local rank (r - first) is
-    ((stage * cp + c) * ulysses + u) * tp + t. With `pp` > 1 the group's
+    Ranks are laid out with tensor parallelism innermost, then context,
+    then Ulysses, then stages: the local rank (r - first) is
+    ((stage * ulysses + u) * cp + c) * tp + t. With `pp` > 1 the group's
     `time` is its slowest stage's forward and backward of the micro-batch.
 
     ```mlir

@@ -205,7 +205,9 @@ def Plx_TrainStrategyAttr : Plx_Attr<"TrainStrategy", "train_strategy"> {
     FlexSP planner choose per micro-batch; `best_homogeneous` picks one
     degree per batch. `pp = dynamic` lets the DPP planner chunk and group
     pipelines, `static` uses `pp_degree`. `memory_limit` is the usable bytes
-    per chip (0: the chip's HBM).
+    per chip (0: the chip's HBM). `micro_batch` is the number of sequences
+    each group (model replica) takes per micro-batch (0: as many as memory
+    holds).
   }];
   let parameters = (ins
       Plx_DefaultEnum<Plx_SpMode, "::plexus::plx::SpMode::static_">:$sp,
@@ -214,7 +216,8 @@ def Plx_TrainStrategyAttr : Plx_Attr<"TrainStrategy", "train_strategy"> {
       Plx_DefaultI64<"1">:$pp_degree, Plx_DefaultI64<"1">:$tp,
       Plx_DefaultI64<"1">:$cp,
       Plx_DefaultEnum<Plx_Checkpoint, "::plexus::plx::Checkpoint::none">:$checkpoint,
-      Plx_DefaultI64<"3">:$zero, Plx_DefaultI64<"0">:$memory_limit);
+      Plx_DefaultI64<"3">:$zero, Plx_DefaultI64<"0">:$memory_limit,
+      Plx_DefaultI64<"0">:$micro_batch);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -179,6 +179,9 @@ LogicalResult TrainOp::verify() {
     return emitOpError("zero stage must be 0..3, got ") << s.getZero();
   if (s.getMemoryLimit() < 0)
     return emitOpError("memory_limit must be non-negative");
+  if (s.getMicroBatch() < 0)
+    return emitOpError("micro_batch must be non-negative, got ")
+           << s.getMicroBatch();
   return success();
 }
 

@@ -15,7 +15,8 @@ std::vector<int64_t> ranksOf(const GroupsResult &r, const std::string &name) {
 } // namespace
 
 TEST(JobGroups, TrainGridOfSixteen) {
-  // 16 ranks = pp 2 x dp 2 x sp 2 x tensor 2; rank = ((p*2 + d)*2 + s)*2 + t.
+  // 16 ranks = dp 2 x pp 2 x sp 2 x tensor 2; rank = ((d*2 + p)*2 + s)*2 + t:
+  // each replica (d) holds 8 consecutive ranks.
   auto r = trainGroups({16, 2, 2, 2});
   ASSERT_TRUE(r.ok()) << r.error;
   // 8 groups of each kind (16 / 2).
@@ -23,10 +24,12 @@ TEST(JobGroups, TrainGridOfSixteen) {
   EXPECT_EQ(ranksOf(r, "tp0"), (std::vector<int64_t>{0, 1}));
   EXPECT_EQ(ranksOf(r, "sp0"), (std::vector<int64_t>{0, 2}));
   EXPECT_EQ(ranksOf(r, "sp1"), (std::vector<int64_t>{1, 3}));
-  EXPECT_EQ(ranksOf(r, "dp0"), (std::vector<int64_t>{0, 4}));
-  // Pipeline chains stride by D*S*T = 8.
-  EXPECT_EQ(ranksOf(r, "pp0"), (std::vector<int64_t>{0, 8}));
-  EXPECT_EQ(ranksOf(r, "pp7"), (std::vector<int64_t>{7, 15}));
+  // Data-parallel rings stride by P*S*T = 8 (one rank per replica).
+  EXPECT_EQ(ranksOf(r, "dp0"), (std::vector<int64_t>{0, 8}));
+  // Pipeline chains stride by S*T = 4 inside a replica; pp7 is replica 1,
+  // s 1, t 1: ranks ((1*2 + 0)*2 + 1)*2 + 1 = 11 and 15.
+  EXPECT_EQ(ranksOf(r, "pp0"), (std::vector<int64_t>{0, 4}));
+  EXPECT_EQ(ranksOf(r, "pp7"), (std::vector<int64_t>{11, 15}));
   for (const JobGroup &g : r.groups)
     EXPECT_EQ(g.kind, g.name[0] == 's'   ? GroupKind::AllToAll
                       : g.name[0] == 'p' ? GroupKind::Pipeline

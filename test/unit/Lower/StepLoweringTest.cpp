@@ -77,8 +77,8 @@ TEST(StepLowering, RankPositionsRoundTrip) {
   ASSERT_EQ(l.degree(), 24);
   for (int64_t r = 0; r < l.degree(); ++r)
     EXPECT_EQ(localRankOf(l, positionOf(l, r)), r);
-  // Tensor innermost, then Ulysses, then context, then stage.
-  RankPosition p = positionOf(l, 1 + 2 * 1 + 4 * 2 + 12 * 1);
+  // Tensor innermost, then context, then Ulysses, then stage.
+  RankPosition p = positionOf(l, 1 + 2 * 2 + 6 * 1 + 12 * 1);
   EXPECT_EQ(p.t, 1);
   EXPECT_EQ(p.u, 1);
   EXPECT_EQ(p.c, 2);
