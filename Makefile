@@ -29,6 +29,7 @@ test: build
 
 bench: build
 	$(BUILD_DIR)/bin/bench-railx
+	$(BUILD_DIR)/bin/bench-calibration bench/calibration/specs
 
 clean:
 	rm -rf $(BUILD_DIR)

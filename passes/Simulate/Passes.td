@@ -43,7 +43,10 @@ def SimulatePass : Pass<"plx-simulate", "::mlir::ModuleOp"> {
     - with `job=NAME`: the fabric library's collective models
       (passes/Fabric/CollectiveModel.h) on the chips that `plx-place` gave
       the ranks of `plan.job @NAME`, on that job's `plx.fabric` (so the same
-      programs can be compared on RailX and on a fat-tree);
+      programs can be compared on RailX and on a fat-tree), at
+      `comm-efficiency` of line rate and, with `contention`, slowed by
+      concurrent transfers on the same nodes
+      (passes/Simulate/FabricCommTime.h);
     - otherwise an alpha-beta time on links of `link-bandwidth` bytes/s and
       `latency` seconds: ring all-reduce 2(p-1)/p S/B + 2(p-1)a;
       all-gather, reduce-scatter and all-to-all (p-1)/p S/B + (p-1)a, where
@@ -72,6 +75,10 @@ def SimulatePass : Pass<"plx-simulate", "::mlir::ModuleOp"> {
            "time communication on the placed chips of this plan.job">,
     Option<"peakFlops", "peak-flops", "double", "0",
            "peak FLOP/s of one rank for MFU (default: the job's chip)">,
+    Option<"commEfficiency", "comm-efficiency", "double", "0.78",
+           "with job=: achieved fraction of the modeled link bandwidth">,
+    Option<"contention", "contention", "bool", "true",
+           "with job=: concurrent transfers across nodes share links">,
   ];
 }
 

@@ -234,7 +234,15 @@ struct SimulatePass : sim::impl::SimulatePassBase<SimulatePass> {
       if (failed(placedChips(module, programs->programs.size(), graph, chips,
                              params, peak)))
         return signalPassFailure();
-      options.commTime = sim::fabricCommTime(graph, chips, params);
+      if (!(commEfficiency > 0) || commEfficiency > 1) {
+        module.emitError("plx-simulate needs 0 < comm-efficiency <= 1");
+        return signalPassFailure();
+      }
+      sim::FabricCommOptions fabricOptions;
+      fabricOptions.efficiency = commEfficiency;
+      fabricOptions.contention = contention;
+      options.commTime =
+          sim::fabricCommTime(graph, chips, params, fabricOptions);
     } else {
       const double bw = linkBandwidth, alpha = latency;
       options.commTime = [bw, alpha](const sim::CommRequest &r) {

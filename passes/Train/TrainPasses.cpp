@@ -61,8 +61,10 @@ struct PlanStaticPass : train::impl::PlanStaticPassBase<PlanStaticPass> {
       FailureOr<train::PlacedJob> placed = train::placedJob(job);
       if (failed(placed))
         return signalPassFailure();
-      sim::CommTimeFn comm =
-          sim::fabricCommTime(*placed->graph, placed->chips, placed->params);
+      sim::FabricCommOptions isolated; // planners ask out of time order
+      isolated.contention = false;
+      sim::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
+                                                 placed->params, isolated);
       instantiate::SamplerOrError sampler =
           instantiate::BatchSampler::create(train::datasetDescOf(ops->data));
       if (!sampler.sampler) {

@@ -229,7 +229,13 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     FailureOr<PlacedJob> placed = placedJob(job);
     if (failed(placed))
       return failure();
-    sim::CommTimeFn comm =
+    // Planners ask for isolated times; simulations add contention between
+    // concurrent transfers.
+    sim::FabricCommOptions isolated;
+    isolated.contention = false;
+    sim::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
+                                               placed->params, isolated);
+    sim::CommTimeFn simComm =
         sim::fabricCommTime(*placed->graph, placed->chips, placed->params);
     instantiate::SamplerOrError sampler =
         instantiate::BatchSampler::create(datasetDescOf(ops->data));
@@ -309,7 +315,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
         traced = true;
       }
       progress("plxc: job '" + name + "': simulating " + mine.name);
-      if (std::string error = simulatePlan(primary, mine, comm, trace);
+      if (std::string error = simulatePlan(primary, mine, simComm, trace);
           !error.empty())
         return emitError(trainOp.getLoc())
                << "train job '" << name << "': " << error;
@@ -318,7 +324,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
           continue;
         progress("plxc: job '" + name + "': simulating " + plans[i].name);
         if (std::string error =
-                simulatePlan(baselineAcc[i], plans[i], comm, "");
+                simulatePlan(baselineAcc[i], plans[i], simComm, "");
             !error.empty())
           return emitError(trainOp.getLoc())
                  << "train job '" << name << "': " << error;

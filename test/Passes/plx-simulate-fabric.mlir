@@ -1,4 +1,8 @@
-// RUN: plx-opt %s -split-input-file -plx-place -plx-simulate=job=dp_job | FileCheck %s
+// RUN: plx-opt %s -split-input-file -plx-place -plx-simulate='job=dp_job comm-efficiency=1' | FileCheck %s
+// At the default 78 % of line rate, the bandwidth parts stretch by 1/0.78:
+// RailX 8 ms / 0.78 + 42.4 us + 10 ms = 20.2988 ms.
+// RUN: plx-opt %s -split-input-file -plx-place -plx-simulate=job=dp_job | FileCheck %s --check-prefix=EFF
+// EFF: plx.sim.step_time = 0.02029881{{[0-9]*}}
 
 // The same five programs (a 1 GB gradient all-reduce after 10 ms of
 // compute) on RailX and on a fat-tree with the same 100 GB/s links.

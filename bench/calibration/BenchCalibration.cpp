@@ -1,0 +1,206 @@
+//===- BenchCalibration.cpp - Predicted step times vs published ones ------===//
+//
+//   bench-calibration [SPEC_DIR] [--quick]
+//
+// Compiles each calibration spec (bench/calibration/specs, sources in
+// SOURCES.md) the way plxc does: import, instantiate, place, plan the job's
+// own strategy, lower and simulate. Prints the predicted step time beside
+// the published one and the error of each, then the mean and largest
+// absolute error and how many rows are within the 15 % target. FlexSP's
+// DeepSpeed bars are means over 40 iterations after 10 warm-up ones, so
+// those rows average steps 10..49 (--quick: 10..13). Deterministic.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Registration.h"
+#include "frontend/MLIRGen.h"
+#include "passes/Instantiate/Passes.h"
+#include "passes/Placement/Passes.h"
+#include "passes/Simulate/FabricCommTime.h"
+#include "passes/Train/TrainJob.h"
+#include "passes/Train/TrainPipeline.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+using namespace plexus;
+
+namespace {
+
+/// One published measurement and the steps its figure averages over.
+struct Row {
+  const char *spec;   ///< file in the specs directory
+  const char *source; ///< where the figure is from (SOURCES.md has more)
+  double published;   ///< seconds per training step
+  int firstStep = 0, steps = 1;
+};
+
+// Published step times: SOURCES.md, "The table" (Megatron-LM SC'21
+// Table 1 via Eq. 3; FlexSP Fig. 4 DeepSpeed bars, +-5 %).
+const Row kRows[] = {
+    {"megatron-sc21-1.7b.plx", "Megatron SC'21 T1", 3.53},
+    {"megatron-sc21-3.6b.plx", "Megatron SC'21 T1", 3.70},
+    {"megatron-sc21-7.5b.plx", "Megatron SC'21 T1", 3.70},
+    {"megatron-sc21-18b.plx", "Megatron SC'21 T1", 9.40},
+    {"megatron-sc21-39b.plx", "Megatron SC'21 T1", 14.45},
+    {"megatron-sc21-76b.plx", "Megatron SC'21 T1", 16.06},
+    {"megatron-sc21-145b.plx", "Megatron SC'21 T1", 24.82},
+    {"flexsp-deepspeed-7b-wiki-192k.plx", "FlexSP Fig. 4", 8.0, 10, 40},
+    {"flexsp-deepspeed-7b-wiki-384k.plx", "FlexSP Fig. 4", 8.0, 10, 40},
+    {"flexsp-deepspeed-13b-wiki-192k.plx", "FlexSP Fig. 4", 14.0, 10, 40},
+    {"flexsp-deepspeed-13b-wiki-384k.plx", "FlexSP Fig. 4", 15.0, 10, 40},
+    {"flexsp-deepspeed-30b-wiki-192k.plx", "FlexSP Fig. 4", 29.0, 10, 40},
+    {"flexsp-deepspeed-30b-wiki-384k.plx", "FlexSP Fig. 4", 33.0, 10, 40},
+};
+
+constexpr double kTarget = 0.15;
+
+struct Prediction {
+  std::string error;
+  std::string layout;
+  double seconds = 0;
+  double mfu = 0;
+  int64_t world = 0;
+};
+
+Prediction predict(mlir::MLIRContext &context, const std::string &path,
+                   const Row &row, bool quick) {
+  Prediction out;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      frontend::importPlxFile(context, path, std::cerr, 20);
+  if (!module) {
+    out.error = "does not compile";
+    return out;
+  }
+  mlir::PassManager pm(&context);
+  pm.addPass(instantiate::createInstantiatePass());
+  pm.addPass(placement::createPlacePass());
+  if (mlir::failed(pm.run(*module))) {
+    out.error = "cannot be placed";
+    return out;
+  }
+  auto trains = llvm::to_vector(module->getOps<plx::TrainOp>());
+  if (trains.size() != 1) {
+    out.error = "needs exactly one train job";
+    return out;
+  }
+  plx::TrainOp train = trains.front();
+  mlir::FailureOr<train::TrainOps> ops = train::trainOps(train);
+  if (mlir::failed(ops)) {
+    out.error = "names missing declarations";
+    return out;
+  }
+  baselines::TrainSetup setup = train::trainSetupOf(*ops);
+  out.world = setup.world;
+  auto job =
+      llvm::dyn_cast_or_null<plan::JobOp>(mlir::SymbolTable::lookupSymbolIn(
+          *module, (train.getSymName() + "_job").str()));
+  mlir::FailureOr<train::PlacedJob> placed = train::placedJob(job);
+  if (mlir::failed(placed)) {
+    out.error = "has no placement";
+    return out;
+  }
+  sim::FabricCommOptions isolated;
+  isolated.contention = false;
+  sim::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
+                                             placed->params, isolated);
+  sim::CommTimeFn simComm =
+      sim::fabricCommTime(*placed->graph, placed->chips, placed->params);
+  instantiate::SamplerOrError sampler =
+      instantiate::BatchSampler::create(train::datasetDescOf(ops->data));
+  if (!sampler.sampler) {
+    out.error = sampler.error;
+    return out;
+  }
+  const int steps = quick ? std::min(row.steps, 4) : row.steps;
+  double flops = 0, rankSeconds = 0;
+  for (int i = 0; i < steps; ++i) {
+    instantiate::Batch batch =
+        sampler.sampler->draw(train.getBatch(), row.firstStep + i,
+                              static_cast<uint64_t>(train.getSeed()));
+    if (!batch.ok()) {
+      out.error = batch.error;
+      return out;
+    }
+    baselines::NamedPlan plan =
+        train::planJobStrategy(setup, batch.lengths, train, comm);
+    if (!plan.ok()) {
+      out.error = plan.name + ": " + plan.error;
+      return out;
+    }
+    out.layout = plan.name;
+    train::StepSimulation s = train::simulateStep(plan, simComm);
+    if (!s.error.empty()) {
+      out.error = s.error;
+      return out;
+    }
+    out.seconds += s.seconds / steps;
+    flops += s.flops;
+    rankSeconds += s.seconds * static_cast<double>(setup.world);
+  }
+  out.mfu = flops / (rankSeconds * setup.model.chip.bf16Flops);
+  return out;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string dir = "bench/calibration/specs";
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--quick")
+      quick = true;
+    else
+      dir = arg;
+  }
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+
+  std::printf("Calibration: predicted step time (plan, lower, simulate) vs "
+              "published\n");
+  std::printf("matmul efficiency %.2f of the chip's dense BF16 peak "
+              "(passes/Cost/TransformerCost.h)%s\n\n",
+              cost::kDefaultMatmulEfficiency,
+              quick ? "; --quick: 4 steps per averaged row" : "");
+  std::printf("%-36s %-18s %6s %-20s %10s %10s %8s %6s\n", "spec", "source",
+              "chips", "plan", "published", "predicted", "error", "MFU");
+  double sumAbs = 0, maxAbs = 0;
+  int counted = 0, within = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (const Row &row : kRows) {
+    Prediction p = predict(context, dir + "/" + row.spec, row, quick);
+    if (!p.error.empty()) {
+      std::printf("%-36s %-18s %6s %s\n", row.spec, row.source, "",
+                  ("not predicted: " + p.error).c_str());
+      continue;
+    }
+    double error = (p.seconds - row.published) / row.published;
+    sumAbs += std::fabs(error);
+    maxAbs = std::max(maxAbs, std::fabs(error));
+    ++counted;
+    within += std::fabs(error) <= kTarget ? 1 : 0;
+    std::printf("%-36s %-18s %6lld %-20s %9.2fs %9.2fs %+7.1f%% %5.1f%%\n",
+                row.spec, row.source, static_cast<long long>(p.world),
+                p.layout.c_str(), row.published, p.seconds, 100 * error,
+                100 * p.mfu);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (counted > 0)
+    std::printf("\n%d rows: mean |error| %.1f %%, largest %.1f %%, %d of %d "
+                "within %.0f %%\n",
+                counted, 100 * sumAbs / counted, 100 * maxAbs, within, counted,
+                100 * kTarget);
+  std::fprintf(stderr, "(%.1f s)\n", seconds);
+  return counted == static_cast<int>(std::size(kRows)) ? 0 : 1;
+}
