@@ -30,6 +30,7 @@ test: build
 bench: build
 	$(BUILD_DIR)/bin/bench-railx
 	$(BUILD_DIR)/bin/bench-calibration bench/calibration/specs
+	$(BUILD_DIR)/bin/bench-flexsp
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -17,9 +17,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/AdaptiveSP/AdaptiveSp.h"
+#include "passes/Baselines/StaticSp.h"
 #include "passes/Instantiate/BatchSampler.h"
 
-#include <chrono>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -66,10 +67,11 @@ bool parse(int argc, char **argv, Args &a) {
     } else if (s == "--data" && i + 1 < argc) {
       a.data = argv[++i];
     } else if (s == "--batches" && i + 1 < argc) {
-      if (std::sscanf(argv[++i], "%lld-%lld",
-                      reinterpret_cast<long long *>(&a.firstBatch),
-                      reinterpret_cast<long long *>(&a.lastBatch)) != 2)
+      long long first = 0, last = 0;
+      if (std::sscanf(argv[++i], "%lld-%lld", &first, &last) != 2)
         return false;
+      a.firstBatch = first;
+      a.lastBatch = last;
     } else if (s == "--reference-seconds" && i + 1 < argc) {
       a.referenceSeconds = std::atof(argv[++i]);
     } else {
@@ -81,6 +83,7 @@ bool parse(int argc, char **argv, Args &a) {
 
 /// The three plans of one batch.
 struct BatchRun {
+  int64_t index = 0;
   std::vector<int64_t> lengths;
   AdaptiveSpPlan staticPlan, homo, flex;
   std::string error;
@@ -159,15 +162,16 @@ bool runSetting(const Args &args, const char *modelName, int64_t contextK,
     std::printf("  %s\n", s.error.c_str());
     return false;
   }
-  std::printf("\n%s, %lldK limit: %lld tokens per GPU, %s on %lld GPUs\n",
+  std::printf("\n%s, %lldK limit: %s tokens per GPU, %s on %lld GPUs\n",
               modelName, static_cast<long long>(contextK),
-              static_cast<long long>(*cap),
+              baselines::groupedInt(*cap).c_str(),
               baselines::groupedInt(*cap * kGpus).c_str(),
               static_cast<long long>(kGpus));
-  std::printf("  %5s %8s %8s | %8s %12s %8s %2s | %6s %6s | %6s  %s\n",
-              "batch", "max seq", "tokens", "SP=64", "best homo", "FlexSP",
-              "M", "vs 64", "vs hom", "plan s", "FlexSP degrees per "
-                                                "micro-batch");
+  std::printf("  %5s %8s %8s | %8s %12s %8s %2s | %6s %6s | %6s  %s\n", "batch",
+              "max seq", "tokens", "SP=64", "best homo", "FlexSP", "M", "vs 64",
+              "vs hom", "plan s",
+              "FlexSP degrees per "
+              "micro-batch");
   double sumStatic = 0, sumHomo = 0, sumFlex = 0, worstPlanS = 0;
   bool ok = true;
   for (int64_t b = args.firstBatch; b <= args.lastBatch; ++b) {
@@ -178,6 +182,7 @@ bool runSetting(const Args &args, const char *modelName, int64_t contextK,
       return false;
     }
     BatchRun r = runBatch(m, bw, batch.lengths, *cap);
+    r.index = b;
     if (!r.error.empty()) {
       std::printf("  batch %lld: %s\n", static_cast<long long>(b),
                   r.error.c_str());
@@ -231,8 +236,8 @@ bool runReference(const Args &args, const std::vector<BatchRun> &runs) {
               kPlanBudgetS, kGapBudget * 100);
   std::printf("    (both prune candidate Ms by bound, which is exact; the "
               "long solve runs CBC's cuts and heuristics)\n");
-  std::printf("  %5s | %8s %7s | %8s %8s | %7s %9s | %s\n", "batch",
-              "fast ms", "fast s", "long ms", "long s", "gap", "time ratio",
+  std::printf("  %5s | %8s %7s | %8s %8s | %7s %9s | %s\n", "batch", "fast ms",
+              "fast s", "long ms", "long s", "gap", "time ratio",
               "meets target");
   bool all = true;
   for (const BatchRun &r : runs) {
@@ -245,10 +250,10 @@ bool runReference(const Args &args, const std::vector<BatchRun> &runs) {
     double gap = (r.flex.iterationMs - ref->iterationMs) / ref->iterationMs;
     bool meets = r.flex.solverSeconds < kPlanBudgetS && gap <= kGapBudget;
     all = all && meets;
-    std::printf("  %5s | %8.0f %7.2f | %8.0f %8.1f | %+6.2f%% %9.3f | %s\n",
-                "", r.flex.iterationMs, r.flex.solverSeconds, ref->iterationMs,
-                ref->solverSeconds, gap * 100,
-                r.flex.solverSeconds / ref->solverSeconds,
+    std::printf("  %5lld | %8.0f %7.2f | %8.0f %8.1f | %+6.2f%% %9.3f | %s\n",
+                static_cast<long long>(r.index), r.flex.iterationMs,
+                r.flex.solverSeconds, ref->iterationMs, ref->solverSeconds,
+                gap * 100, r.flex.solverSeconds / ref->solverSeconds,
                 meets ? "yes" : "NO");
   }
   return all;
@@ -259,9 +264,8 @@ bool runReference(const Args &args, const std::vector<BatchRun> &runs) {
 int main(int argc, char **argv) {
   Args args;
   if (!parse(argc, argv, args)) {
-    std::fprintf(stderr,
-                 "usage: bench-flexsp [--data FILE] [--batches A-B] "
-                 "[--no-reference] [--reference-seconds S]\n");
+    std::fprintf(stderr, "usage: bench-flexsp [--data FILE] [--batches A-B] "
+                         "[--no-reference] [--reference-seconds S]\n");
     return 2;
   }
   std::printf("bench-flexsp: reference flexsp_dpp.md section 4.1 with the "

@@ -279,6 +279,11 @@ static std::string secondsText(double s) {
 static std::string layoutText(const json &layout) {
   std::string text;
   for (const char *key : {"sp", "tp", "cp", "pp"}) {
+    if (layout[key].is_string()) { // chosen per group
+      text += (text.empty() ? "" : " x ") + std::string(key) + " " +
+              layout[key].get<std::string>();
+      continue;
+    }
     int64_t v = layout[key].get<int64_t>();
     if (v > 1)
       text += (text.empty() ? "" : " x ") + std::string(key) + " " +
@@ -296,6 +301,38 @@ static void printPrediction(const json &job, std::ostream &os) {
      << (plan["microbatches"].get<int64_t>() == 1 ? " micro-batch"
                                                   : " micro-batches")
      << " (step 0)\n";
+  // The groups of each micro-batch of step 0, e.g. <32, 8x4>: one degree
+  // per group, repeats counted.
+  if (job.contains("microbatches")) {
+    const json &mbs = job["microbatches"];
+    constexpr size_t kShown = 8;
+    for (size_t i = 0; i < mbs.size() && i < kShown; ++i) {
+      std::vector<std::pair<int64_t, int64_t>> runs; // (degree, count)
+      int64_t idle = 0;
+      for (const json &g : mbs[i]["sp_groups"]) {
+        if (g["sequences"].empty()) {
+          ++idle;
+          continue;
+        }
+        int64_t d = g["degree"].get<int64_t>();
+        if (!runs.empty() && runs.back().first == d)
+          ++runs.back().second;
+        else
+          runs.push_back({d, 1});
+      }
+      os << "           micro-batch " << i << ": <";
+      for (size_t k = 0; k < runs.size(); ++k)
+        os << (k ? ", " : "") << runs[k].first
+           << (runs[k].second > 1 ? "x" + std::to_string(runs[k].second) : "");
+      os << ">";
+      if (idle > 0)
+        os << " and " << idle << " idle group" << (idle > 1 ? "s" : "");
+      os << "\n";
+    }
+    if (mbs.size() > kShown)
+      os << "           ... " << mbs.size() - kShown
+         << " more micro-batches (--report=json lists them)\n";
+  }
   os << "  step     ";
   if (job.contains("predicted_step_time_s")) {
     os << "predicted "

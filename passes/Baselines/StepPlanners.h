@@ -69,6 +69,9 @@ struct NamedPlan {
   lower::TrainModel model; ///< what the plan was costed with (its ZeRO)
   std::optional<lower::StepPlan> plan;
   std::string error;
+  /// Wall-clock seconds a solver spent on the plan (FlexSP's MILPs):
+  /// reported, never used; 0 for the static planners.
+  double solverSeconds = 0;
   bool ok() const { return plan.has_value(); }
 };
 

@@ -29,6 +29,37 @@ def PlanStaticPass : Pass<"plx-plan-static", "::mlir::ModuleOp"> {
   let dependentDialects = ["::plexus::plan::PlanDialect"];
 }
 
+def AdaptiveSpPass : Pass<"plx-adaptive-sp", "::mlir::ModuleOp"> {
+  let summary = "Plan each training step with FlexSP's adaptive SP groups";
+  let description = [{
+    For every `plx.train`, draws each step's global batch and plans it with
+    FlexSP (passes/AdaptiveSP): the sequence blaster cuts the sorted batch
+    into micro-batches, and per micro-batch a bucketed MILP (CBC) chooses
+    Ulysses groups of mixed power-of-two degrees and assigns the sequences,
+    on node-aligned rank ranges. Its cost model is derived from the spec
+    (passes/Train/FlexSpModel.h). Adds `plan.step @<job>_step<i>` with
+    strategy "flexsp" (or the baseline's name), timed like every plan.
+
+    Options select the same pass's baselines: `mode=static` with
+    `degree=D` (static SP of one degree), `mode=best_homogeneous` (the best
+    single degree per batch, FlexSP's BatchAda). `time-limit` caps each
+    MILP (seconds); `allow-sp1` admits groups of one rank. A sequence too
+    long for the whole cluster is an error naming it and the memory it
+    needs. Needs `plx-instantiate` and `plx-place` first.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", "\"adaptive\"",
+           "adaptive, static or best_homogeneous">,
+    Option<"degree", "degree", "int64_t", "0",
+           "the SP degree of mode=static">,
+    Option<"timeLimit", "time-limit", "double", "10",
+           "seconds each MILP may take at most">,
+    Option<"allowSp1", "allow-sp1", "bool", "false",
+           "allow SP groups of one rank">,
+  ];
+  let dependentDialects = ["::plexus::plan::PlanDialect"];
+}
+
 def LowerToRtPass : Pass<"plx-lower-to-rt", "::mlir::ModuleOp"> {
   let summary = "Lower a planned step to one rt.program per rank";
   let description = [{

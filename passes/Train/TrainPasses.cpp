@@ -10,11 +10,13 @@
 
 #include "dialects/Rt/IR/RtDialect.h"
 #include "passes/Simulate/FabricCommTime.h"
+#include "passes/Train/FlexSpModel.h"
 #include "passes/Train/TrainJob.h"
 
 #include "mlir/IR/Builders.h"
 
 namespace plexus::train {
+#define GEN_PASS_DEF_ADAPTIVESPPASS
 #define GEN_PASS_DEF_PLANSTATICPASS
 #define GEN_PASS_DEF_LOWERTORTPASS
 #include "passes/Train/Passes.h.inc"
@@ -86,6 +88,90 @@ struct PlanStaticPass : train::impl::PlanStaticPassBase<PlanStaticPass> {
               << step << " with " << planned.name << ": " << planned.error;
           return signalPassFailure();
         }
+        train::buildStepOp(
+            builder, trainOp.getLoc(),
+            (trainOp.getSymName() + "_step" + std::to_string(step)).str(), step,
+            trainOp.getSymName(), *planned.plan);
+      }
+    }
+  }
+};
+
+struct AdaptiveSpPass : train::impl::AdaptiveSpPassBase<AdaptiveSpPass> {
+  using AdaptiveSpPassBase::AdaptiveSpPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    adaptivesp::AdaptiveSpOptions options;
+    if (mode == "adaptive") {
+      options.strategy = adaptivesp::SpStrategy::Adaptive;
+    } else if (mode == "best_homogeneous") {
+      options.strategy = adaptivesp::SpStrategy::BestHomogeneous;
+    } else if (mode == "static" && degree >= 1) {
+      options.strategy = adaptivesp::SpStrategy::Static;
+      options.staticDegree = degree;
+    } else {
+      module.emitError("plx-adaptive-sp: mode must be adaptive, "
+                       "best_homogeneous or static (with degree=D >= 1), "
+                       "got mode=")
+          << mode << " degree=" << static_cast<int64_t>(degree);
+      return signalPassFailure();
+    }
+    if (!(timeLimit > 0)) {
+      module.emitError("plx-adaptive-sp: time-limit must be positive");
+      return signalPassFailure();
+    }
+    options.milp.timeLimitSeconds = timeLimit;
+    options.allowSp1 = allowSp1;
+    const std::string name = mode == "adaptive" ? "flexsp"
+                             : mode == "static"
+                                 ? "static-sp-" + std::to_string(degree)
+                                 : "best-homogeneous-sp";
+    OpBuilder builder(module.getContext());
+    builder.setInsertionPointToEnd(module.getBody());
+    for (auto trainOp : llvm::to_vector(module.getOps<plx::TrainOp>())) {
+      FailureOr<train::TrainOps> ops = train::trainOps(trainOp);
+      if (failed(ops))
+        return signalPassFailure();
+      baselines::TrainSetup setup = train::trainSetupOf(*ops);
+      std::string jobName = (trainOp.getSymName() + "_job").str();
+      auto job = dyn_cast_or_null<plan::JobOp>(
+          SymbolTable::lookupSymbolIn(module, jobName));
+      if (!job) {
+        trainOp.emitOpError("has no plan.job @")
+            << jobName << ": run plx-instantiate and plx-place first";
+        return signalPassFailure();
+      }
+      FailureOr<train::PlacedJob> placed = train::placedJob(job);
+      if (failed(placed))
+        return signalPassFailure();
+      sim::FabricCommOptions isolated;
+      isolated.contention = false;
+      sim::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
+                                                 placed->params, isolated);
+      instantiate::SamplerOrError sampler =
+          instantiate::BatchSampler::create(train::datasetDescOf(ops->data));
+      if (!sampler.sampler) {
+        ops->data.emitOpError("cannot draw batches: ") << sampler.error;
+        return signalPassFailure();
+      }
+      for (int64_t step = 0; step < trainOp.getSteps(); ++step) {
+        instantiate::Batch batch = sampler.sampler->draw(
+            trainOp.getBatch(), step, static_cast<uint64_t>(trainOp.getSeed()));
+        if (!batch.ok()) {
+          trainOp.emitOpError("cannot draw step ")
+              << step << ": " << batch.error;
+          return signalPassFailure();
+        }
+        double solver = 0;
+        baselines::NamedPlan planned =
+            train::planFlexSp(setup, batch.lengths, comm, options, solver);
+        if (!planned.ok()) {
+          trainOp.emitOpError("cannot plan step ")
+              << step << " with " << name << ": " << planned.error;
+          return signalPassFailure();
+        }
+        planned.plan->strategy = name;
         train::buildStepOp(
             builder, trainOp.getLoc(),
             (trainOp.getSymName() + "_step" + std::to_string(step)).str(), step,

@@ -3,6 +3,7 @@
 
 #include "passes/Simulate/ChromeTrace.h"
 #include "passes/Simulate/FabricCommTime.h"
+#include "passes/Train/FlexSpModel.h"
 #include "passes/Train/TrainJob.h"
 
 #include "mlir/IR/Builders.h"
@@ -137,7 +138,8 @@ StepSimulation simulateStep(const baselines::NamedPlan &plan,
 baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
                                      const std::vector<int64_t> &lengths,
                                      plx::TrainOp train,
-                                     const sim::CommTimeFn &comm) {
+                                     const sim::CommTimeFn &comm,
+                                     bool allowFlexSp) {
   const plx::TrainStrategyAttr strategy = train.getStrategy();
   const lower::GroupLayout base = strategyLayout(train);
   const bool adaptiveSp = strategy.getSp() != plx::SpMode::static_;
@@ -146,6 +148,23 @@ baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
       strategy.getCheckpoint() == plx::Checkpoint::adaptive;
   if (!adaptiveSp && !dynamicPp && !adaptiveCkpt)
     return baselines::planStaticLayout(setup, lengths, base, comm);
+  // sp = adaptive on its own: FlexSP's planner.
+  if (allowFlexSp && strategy.getSp() == plx::SpMode::adaptive && !dynamicPp &&
+      !adaptiveCkpt && base.tp == 1 && base.cp == 1 && base.pp == 1 &&
+      setup.microBatchSeqs == 0) {
+    adaptivesp::AdaptiveSpOptions options;
+    double solver = 0;
+    baselines::NamedPlan flexsp =
+        planFlexSp(setup, lengths, comm, options, solver);
+    if (flexsp.ok())
+      return flexsp;
+    // Fall through to the searched static layouts, saying why.
+    baselines::NamedPlan fallback =
+        planJobStrategy(setup, lengths, train, comm, /*allowFlexSp=*/false);
+    if (!fallback.ok())
+      fallback.error = "flexsp: " + flexsp.error + "; " + fallback.error;
+    return fallback;
+  }
 
   // The choices the strategy leaves open, searched over static layouts:
   // Ulysses degrees (powers of two), pipeline depths (powers of two, with
@@ -299,6 +318,9 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
                << "train job '" << name << "': cannot plan step " << step
                << " with " << mine.name << ": " << mine.error;
       addPlanned(primary, mine, step);
+      pred.solverSeconds += mine.solverSeconds;
+      if (step == 0)
+        pred.plan = *mine.plan;
       if (step == 0) {
         // The job's plan as plan IR, beside its plan.job.
         buildStepOp(builder, trainOp.getLoc(), name + "_step0", 0, name,
@@ -380,7 +402,28 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
   plan.erase("predicted_step_time_s");
   plan.erase("mfu");
   plan["strategy"] = p.primary.name;
+  if (p.primary.name == "flexsp")
+    plan["layout"]["sp"] = "adaptive"; // a degree per group: microbatches
   j["plan"] = plan;
+  // Step 0's groups: which ranks run which sequences.
+  nlohmann::ordered_json mbs = nlohmann::ordered_json::array();
+  for (const lower::PlannedMicroBatch &mb : p.plan.microBatches) {
+    nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+    for (const lower::PlannedGroup &g : mb.groups) {
+      nlohmann::ordered_json group;
+      group["degree"] = g.layout.degree();
+      group["ranks"] = {g.firstRank, g.firstRank + g.layout.degree() - 1};
+      group["sequences"] = g.seqs;
+      groups.push_back(std::move(group));
+    }
+    nlohmann::ordered_json entry;
+    entry["sp_groups"] = std::move(groups);
+    mbs.push_back(std::move(entry));
+  }
+  j["microbatches"] = std::move(mbs);
+  // The one wall-clock figure of the report (not deterministic).
+  j["solver_time_s"] = p.solverSeconds;
+  j["sequence_lengths"] = p.lengths;
   j["steps_predicted"] = p.steps;
   j["planned_step_time_s"] = p.primary.plannedSeconds;
   if (p.primary.simulated) {

@@ -58,13 +58,18 @@ struct TrainPrediction {
   std::string job;
   int64_t steps = 0;
   std::vector<int64_t> lengths; ///< step 0's sequence lengths
+  lower::StepPlan plan;         ///< the job's own plan of step 0
+  double solverSeconds = 0;     ///< wall time of the planner, all steps
   PlanOutcome primary;
   std::vector<PlanOutcome> baselines;
   std::string notSimulated; ///< why the plans were not simulated, if so
 };
 
-/// The plan of a job's own strategy for one batch: its static layout; or,
-/// where the strategy leaves a choice to a planner (`sp = adaptive` or
+/// The plan of a job's own strategy for one batch: its static layout; with
+/// `sp = adaptive` alone (no tp, cp, pp, micro_batch), FlexSP's adaptive SP
+/// groups (passes/Train/FlexSpModel.h), named "flexsp" (when FlexSP cannot
+/// plan, the search below, its message saying why); or, where the strategy
+/// leaves a choice to a planner (`sp = adaptive` or
 /// `best_homogeneous`, `pp = dynamic`, `checkpoint = adaptive`), the
 /// fastest static layout over those choices (Ulysses degrees, pipeline
 /// depths with ZeRO <= 2, selective or full checkpointing), named
@@ -73,7 +78,8 @@ struct TrainPrediction {
 baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
                                      const std::vector<int64_t> &lengths,
                                      plx::TrainOp train,
-                                     const sim::CommTimeFn &comm);
+                                     const sim::CommTimeFn &comm,
+                                     bool allowFlexSp = true);
 
 /// Layers per compute op for lowering `plan`: 1, unless the programs would
 /// hold more than `opBudget` ops in all (about 8 per layer, micro-batch and

@@ -1,0 +1,152 @@
+//===- FlexSpModel.cpp - FlexSP's cost model derived from a spec ----------===//
+#include "passes/Train/FlexSpModel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace plexus::train {
+
+FlopsPolynomial trainFlopsPolynomial(const lower::TrainModel &model) {
+  // F(s) = c2 s^2 + c1 s, from F(1) and F(2): c2 = (F(2) - 2 F(1)) / 2.
+  auto total = [&](int64_t s) {
+    double f = 0;
+    for (int64_t l = 0; l < model.shape.layers; ++l) {
+      auto fwd = cost::layerForwardFlops(model.shape, l, {s, 0});
+      f += cost::layerTrainFlops(fwd.value, model.checkpointing).total();
+    }
+    return f;
+  };
+  const double f1 = total(1024), f2 = total(2048);
+  FlopsPolynomial p;
+  // With s in units of 1024 tokens: F(1u) = a + b, F(2u) = 4a + 2b.
+  const double a = (f2 - 2 * f1) / 2, b = f1 - a;
+  p.quadratic = a / (1024.0 * 1024.0);
+  p.linear = b / 1024.0;
+  return p;
+}
+
+DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,
+                                int64_t maxLength,
+                                const sim::CommTimeFn &comm) {
+  DerivedFlexSp out;
+  const lower::TrainModel &m = setup.model;
+  const double rate = m.chip.bf16Flops * m.efficiency; // FLOP/s
+  if (!(rate > 0)) {
+    out.error = "the chip has no BF16 peak";
+    return out;
+  }
+  FlopsPolynomial p = trainFlopsPolynomial(m);
+  out.model.name = "derived";
+  out.model.alpha1 = p.quadratic / rate * 1e3;
+  out.model.alpha2 = p.linear / rate * 1e3;
+  out.model.layers = m.shape.layers;
+  out.model.hidden = m.shape.hidden;
+  out.model.actMBPerToken =
+      static_cast<double>(baselines::activationBytesPerToken(m, maxLength)) /
+      (1024.0 * 1024.0);
+
+  baselines::Capacity cap =
+      baselines::layoutCapacity(setup, {1, 1, 1, 1}, maxLength);
+  if (!cap.error.empty()) {
+    out.error = cap.error;
+    return out;
+  }
+  out.capacityPerGpu = cap.tokensPerChip;
+
+  // beta1: the first gather of forward and of backward are exposed.
+  if (m.zero == 3 && setup.world > 1) {
+    std::vector<int64_t> all;
+    for (int64_t r = 0; r < setup.world; ++r)
+      all.push_back(r);
+    auto w = lower::layerWork(m, {1, 1, 1, 1}, {1}, 0, setup.world);
+    sim::CommRequest r;
+    r.kind = sim::CommKind::AllGather;
+    r.ranks = all;
+    r.bytes = w.value.paramShardBytes;
+    sim::CommTime t = comm(r);
+    if (!t.error.empty()) {
+      out.error = t.error;
+      return out;
+    }
+    out.model.beta1 = 2 * t.seconds * 1e3;
+  }
+
+  // All-to-all bandwidth per degree, on the job's first d ranks.
+  const int64_t perRank = int64_t(64) << 20;
+  for (int64_t d = 2; d <= setup.world; d *= 2) {
+    if (setup.world % d != 0 || m.shape.heads % d != 0)
+      continue;
+    sim::CommRequest r;
+    r.kind = sim::CommKind::AllToAll;
+    for (int64_t i = 0; i < d; ++i)
+      r.ranks.push_back(i);
+    r.bytes = perRank;
+    sim::CommTime t = comm(r);
+    if (!t.error.empty() || !(t.seconds > 0)) {
+      out.error = t.error.empty() ? "an all-to-all took no time" : t.error;
+      return out;
+    }
+    // FlexSP's convention: MB per GPU / (GB/s) reads as ms.
+    out.bandwidth.gbPerSecond.push_back(
+        {d, static_cast<double>(perRank) / (1 << 20) / 1024.0 / t.seconds});
+  }
+  return out;
+}
+
+baselines::NamedPlan planFlexSp(const baselines::TrainSetup &setup,
+                                const std::vector<int64_t> &lengths,
+                                const sim::CommTimeFn &comm,
+                                const adaptivesp::AdaptiveSpOptions &options,
+                                double &solverSeconds) {
+  baselines::NamedPlan out;
+  out.name = "flexsp";
+  out.model = setup.model;
+  if (lengths.empty()) {
+    out.error = "the batch is empty";
+    return out;
+  }
+  const int64_t maxLength = *std::max_element(lengths.begin(), lengths.end());
+  DerivedFlexSp derived = deriveFlexSpModel(setup, maxLength, comm);
+  if (!derived.error.empty()) {
+    out.error = derived.error;
+    return out;
+  }
+  adaptivesp::Result<adaptivesp::AdaptiveSpPlan> planned =
+      adaptivesp::planAdaptiveSp(derived.model, derived.bandwidth, lengths,
+                                 setup.world, setup.chipsPerNode,
+                                 derived.capacityPerGpu, options);
+  if (!planned) {
+    out.error = planned.error;
+    return out;
+  }
+  solverSeconds = planned->solverSeconds;
+  out.solverSeconds = planned->solverSeconds;
+  lower::StepPlan plan;
+  plan.strategy = out.name;
+  plan.world = setup.world;
+  plan.lengths = lengths;
+  for (const adaptivesp::SpMicroBatchPlan &mb : planned->microBatches) {
+    lower::PlannedMicroBatch pmb;
+    for (const adaptivesp::SpGroupPlan &g : mb.groups) {
+      lower::PlannedGroup pg;
+      pg.layout = {g.degree, 1, 1, 1};
+      pg.firstRank = g.firstRank;
+      pg.seqs = g.sequenceIds;
+      pmb.groups.push_back(std::move(pg));
+    }
+    std::sort(pmb.groups.begin(), pmb.groups.end(),
+              [](const lower::PlannedGroup &a, const lower::PlannedGroup &b) {
+                return a.firstRank < b.firstRank;
+              });
+    plan.microBatches.push_back(std::move(pmb));
+  }
+  if (std::string error = baselines::estimateStep(plan, setup, comm);
+      !error.empty()) {
+    out.error = error;
+    return out;
+  }
+  out.plan = std::move(plan);
+  return out;
+}
+
+} // namespace plexus::train

@@ -1,0 +1,128 @@
+//===- FlexSpModelTest.cpp - FlexSP's cost model from a spec --------------===//
+#include "passes/Train/FlexSpModel.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+using namespace plexus;
+using namespace plexus::train;
+
+namespace {
+
+/// 4 layers, h = 256, 4 heads, GeLU ffn 1024, vocab 1000, on a chip of
+/// 1 TFLOP/s at efficiency 1 with 1 GB; 8 GPUs, 4 per node, ZeRO-3.
+baselines::TrainSetup smallSetup() {
+  baselines::TrainSetup s;
+  s.model.shape.layers = 4;
+  s.model.shape.hidden = 256;
+  s.model.shape.heads = 4;
+  s.model.shape.kvHeads = 4;
+  s.model.shape.ffn = 1024;
+  s.model.shape.vocab = 1000;
+  s.model.shape.mlp = cost::MlpKind::GeLU;
+  s.model.chip.bf16Flops = 1e12;
+  s.model.chip.hbmBytes = 1'000'000'000;
+  s.model.efficiency = 1.0;
+  s.model.checkpointing = cost::Checkpointing::Selective;
+  s.model.zero = 3;
+  s.world = 8;
+  s.chipsPerNode = 4;
+  s.memoryBytes = 1'000'000'000;
+  return s;
+}
+
+double directTrainFlops(const lower::TrainModel &m, int64_t s) {
+  double f = 0;
+  for (int64_t l = 0; l < m.shape.layers; ++l)
+    f += cost::layerTrainFlops(
+             cost::layerForwardFlops(m.shape, l, {s, 0}).value, m.checkpointing)
+             .total();
+  return f;
+}
+
+/// A callback where every all-to-all takes 1 s and every all-gather 0.5 s.
+sim::CommTimeFn constantTimes() {
+  return [](const sim::CommRequest &r) {
+    return sim::CommTime(r.kind == sim::CommKind::AllToAll ? 1.0 : 0.5);
+  };
+}
+
+// The cost model's FLOPs are a quadratic in the sequence length, so two
+// points determine it and it reproduces every other length.
+TEST(FlexSpModel, TrainFlopsAreAQuadraticInTheLength) {
+  lower::TrainModel m = smallSetup().model;
+  FlopsPolynomial p = trainFlopsPolynomial(m);
+  for (int64_t s : {1, 100, 3000, 65536}) {
+    double direct = directTrainFlops(m, s);
+    double poly = p.quadratic * double(s) * double(s) + p.linear * double(s);
+    EXPECT_NEAR(poly, direct, 1e-9 * direct) << "s=" << s;
+  }
+  EXPECT_GT(p.quadratic, 0);
+  EXPECT_GT(p.linear, 0);
+}
+
+// alpha in ms at 1 TFLOP/s: FLOPs / 1e12 * 1e3; bandwidth: 64 MiB moved in
+// the callback's 1 s is 1/16 GB/s (MiB / 1024 / s, FlexSP's units); beta1
+// is two 0.5 s gathers.
+TEST(FlexSpModel, DerivedCoefficientsByHand) {
+  baselines::TrainSetup s = smallSetup();
+  DerivedFlexSp d = deriveFlexSpModel(s, 4096, constantTimes());
+  ASSERT_TRUE(d.error.empty()) << d.error;
+  FlopsPolynomial p = trainFlopsPolynomial(s.model);
+  EXPECT_NEAR(d.model.alpha1, p.quadratic / 1e12 * 1e3, 1e-18);
+  EXPECT_NEAR(d.model.alpha2, p.linear / 1e12 * 1e3, 1e-15);
+  EXPECT_NEAR(d.model.beta1, 1000.0, 1e-9);
+  // Degrees: powers of two dividing 8 GPUs and 4 heads: 2 and 4.
+  ASSERT_EQ(d.bandwidth.gbPerSecond.size(), 2u);
+  EXPECT_EQ(d.bandwidth.gbPerSecond[0].first, 2);
+  EXPECT_EQ(d.bandwidth.gbPerSecond[1].first, 4);
+  EXPECT_NEAR(d.bandwidth.gbPerSecond[0].second, 1.0 / 16, 1e-12);
+  // Capacity and activation memory are StepPlanners' figures.
+  baselines::Capacity cap = baselines::layoutCapacity(s, {1, 1, 1, 1}, 4096);
+  EXPECT_EQ(d.capacityPerGpu, cap.tokensPerChip);
+  EXPECT_NEAR(d.model.actMBPerToken,
+              double(baselines::activationBytesPerToken(s.model, 4096)) /
+                  (1 << 20),
+              1e-12);
+}
+
+// FlexSP's plan of a small batch is a valid step: every micro-batch's
+// groups tile the 8 ranks, every sequence is placed once.
+TEST(FlexSpModel, PlansAValidStep) {
+  baselines::TrainSetup s = smallSetup();
+  std::vector<int64_t> lengths{8192, 512, 512, 1024, 256, 256, 2048, 128};
+  adaptivesp::AdaptiveSpOptions options;
+  options.threads = 1;
+  double solver = -1;
+  baselines::NamedPlan plan =
+      planFlexSp(s, lengths, constantTimes(), options, solver);
+  ASSERT_TRUE(plan.ok()) << plan.error;
+  EXPECT_EQ(plan.name, "flexsp");
+  EXPECT_GE(solver, 0);
+  std::vector<int> seen(lengths.size(), 0);
+  for (const lower::PlannedMicroBatch &mb : plan.plan->microBatches) {
+    int64_t next = 0;
+    for (const lower::PlannedGroup &g : mb.groups) {
+      EXPECT_EQ(g.firstRank, next);
+      next += g.layout.degree();
+      for (int64_t id : g.seqs)
+        ++seen[size_t(id)];
+    }
+    EXPECT_EQ(next, 8);
+  }
+  for (int count : seen)
+    EXPECT_EQ(count, 1);
+  EXPECT_GT(plan.plan->seconds, 0);
+}
+
+TEST(FlexSpModel, ModelStatesThatDoNotFitAreAnError) {
+  baselines::TrainSetup s = smallSetup();
+  s.memoryBytes = 1000; // nothing fits
+  DerivedFlexSp d = deriveFlexSpModel(s, 4096, constantTimes());
+  EXPECT_NE(d.error.find("model states alone need"), std::string::npos)
+      << d.error;
+}
+
+} // namespace
