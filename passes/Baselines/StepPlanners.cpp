@@ -263,16 +263,15 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
           layer += 2 * time(sim::CommKind::AllToAll, spRanks, w.allToAllBytes);
           layer +=
               2 * time(sim::CommKind::AllReduce, tpRanks, w.tpAllReduceBytes);
-          layer += 2 * time(sim::CommKind::AllGather, cpRanks,
-                            w.cpKvBytes / g.layout.cp);
-          layer += time(sim::CommKind::ReduceScatter, cpRanks, w.cpKvBytes);
+          layer += 2 * time(sim::CommKind::AllGather, cpRanks, w.cpKvBytes);
+          layer += time(sim::CommKind::ReduceScatter, cpRanks,
+                        w.cpKvBytes * g.layout.cp);
           if (model.checkpointing == cost::Checkpointing::Full) {
             // The recomputed forward communicates again.
             layer += time(sim::CommKind::AllToAll, spRanks, w.allToAllBytes);
             layer +=
                 time(sim::CommKind::AllReduce, tpRanks, w.tpAllReduceBytes);
-            layer += time(sim::CommKind::AllGather, cpRanks,
-                          w.cpKvBytes / g.layout.cp);
+            layer += time(sim::CommKind::AllGather, cpRanks, w.cpKvBytes);
           }
           if (zero3) {
             // Prefetched and reduced on the communication stream: only

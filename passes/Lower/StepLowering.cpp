@@ -323,9 +323,8 @@ private:
       return;
     if (w.allToAllBytes > 0)
       collective(sim::CommKind::AllToAll, "sp", ranks.ulysses, w.allToAllBytes);
-    if (w.cpKvBytes > 0)
-      collective(sim::CommKind::AllGather, "cp", ranks.cp,
-                 w.cpKvBytes / group.layout.cp);
+    if (w.cpKvBytes > 0) // each rank contributes its K and V
+      collective(sim::CommKind::AllGather, "cp", ranks.cp, w.cpKvBytes);
     compute(sim::ComputeKind::Fwd, a, b, w.forwardFlops, w.keptBytes);
     if (w.tpAllReduceBytes > 0)
       collective(sim::CommKind::AllReduce, "tp", ranks.tp, w.tpAllReduceBytes);
@@ -340,8 +339,7 @@ private:
           collective(sim::CommKind::AllToAll, "sp", ranks.ulysses,
                      w.allToAllBytes);
         if (full && w.cpKvBytes > 0)
-          collective(sim::CommKind::AllGather, "cp", ranks.cp,
-                     w.cpKvBytes / group.layout.cp);
+          collective(sim::CommKind::AllGather, "cp", ranks.cp, w.cpKvBytes);
         compute(sim::ComputeKind::Recompute, a, b, w.recomputeFlops,
                 w.recomputeBytes);
         if (full && w.tpAllReduceBytes > 0)
@@ -352,12 +350,12 @@ private:
         collective(sim::CommKind::AllReduce, "tp", ranks.tp,
                    w.tpAllReduceBytes);
       if (w.cpKvBytes > 0)
-        collective(sim::CommKind::AllGather, "cp", ranks.cp,
-                   w.cpKvBytes / group.layout.cp);
+        collective(sim::CommKind::AllGather, "cp", ranks.cp, w.cpKvBytes);
       compute(sim::ComputeKind::Bwd, a, b, w.backwardFlops,
               -(w.keptBytes + w.recomputeBytes));
-      if (w.cpKvBytes > 0)
-        collective(sim::CommKind::ReduceScatter, "cp", ranks.cp, w.cpKvBytes);
+      if (w.cpKvBytes > 0) // dK, dV of every rank's keys, reduced to owners
+        collective(sim::CommKind::ReduceScatter, "cp", ranks.cp,
+                   w.cpKvBytes * group.layout.cp);
       if (w.allToAllBytes > 0)
         collective(sim::CommKind::AllToAll, "sp", ranks.ulysses,
                    w.allToAllBytes);

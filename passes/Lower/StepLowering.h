@@ -141,7 +141,7 @@ struct LoweredStep {
 /// lengths, that tensor and pipeline degrees are the same in every group of
 /// the step (they decide which ranks share parameters), that a pipelined
 /// step keeps the same groups in every micro-batch and uses ZeRO <= 2, and
-/// that layers, heads and KV heads split as the layout needs.
+/// that layers and heads split as the layout needs.
 LoweredStep lowerStep(const StepPlan &plan, const TrainModel &model,
                       const LoweringOptions &options = {});
 

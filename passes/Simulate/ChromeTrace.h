@@ -2,7 +2,9 @@
 //
 // Writes a simulation's per-rank timelines in the Chrome trace event format
 // (the JSON that chrome://tracing and Perfetto open): one process (pid 0),
-// one thread per rank (tid = rank, named "rank N"), one complete event
+// one thread per rank (tid = rank, named "rank N") and, for a rank with
+// asynchronous collectives, one for its communication stream (tid = ranks
+// + rank, named "rank N stream", sorted under it); one complete event
 // (ph "X") per span with ts and dur in microseconds.
 //
 //===----------------------------------------------------------------------===//

@@ -276,7 +276,6 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       predictions.push_back(std::move(pred));
       continue;
     }
-    const bool simulate = true;
 
     Accumulator primary;
     std::vector<Accumulator> baselineAcc;
@@ -324,13 +323,12 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       if (step == 0) {
         // The job's plan as plan IR, beside its plan.job.
         buildStepOp(builder, trainOp.getLoc(), name + "_step0", 0, name,
-                    *mine.plan);
+                    *mine.plan,
+                    mine.model.zero != setup.model.zero ? mine.model.zero : -1);
       }
       for (size_t i = 0; i < plans.size(); ++i)
         addPlanned(baselineAcc[i], plans[i], step);
 
-      if (!simulate)
-        continue;
       std::string trace;
       if (!traced && step == 0 && !options.tracePath.empty()) {
         trace = options.tracePath;
@@ -426,7 +424,7 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
   j["sequence_lengths"] = p.lengths;
   j["steps_predicted"] = p.steps;
   j["planned_step_time_s"] = p.primary.plannedSeconds;
-  if (p.primary.simulated) {
+  {
     j["predicted_step_time_s"] = p.primary.predictedSeconds;
     j["mfu"] = p.primary.mfu ? nlohmann::ordered_json(*p.primary.mfu) : nullptr;
     j["peak_memory_bytes"] = p.primary.peakMemoryBytes;
@@ -435,8 +433,6 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
     split["communication_s"] = p.primary.commSeconds;
     split["bubble_s"] = p.primary.bubbleSeconds;
     j["time_split"] = split;
-  } else {
-    j["not_simulated"] = p.notSimulated;
   }
   nlohmann::ordered_json baselines = nlohmann::ordered_json::object();
   for (const PlanOutcome &o : p.baselines)

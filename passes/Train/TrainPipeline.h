@@ -84,7 +84,9 @@ baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
 /// Layers per compute op for lowering `plan`: 1, unless the programs would
 /// hold more than `opBudget` ops in all (about 8 per layer, micro-batch and
 /// rank), then as many as bring them under it (at most a stage's layers).
-/// Coarser ops change only per-op latencies: compute and bytes are summed.
+/// Coarser ops sum compute and bytes; what changes is per-op latency and,
+/// under ZeRO-3, how finely prefetching overlaps compute and how large the
+/// gathered buffers are.
 int64_t layersPerOpFor(const lower::StepPlan &plan,
                        const lower::TrainModel &model,
                        int64_t opBudget = 4'000'000);
