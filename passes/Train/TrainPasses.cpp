@@ -27,6 +27,61 @@ using namespace plexus;
 
 namespace {
 
+/// A planner of one batch of a job.
+using BatchPlanner = llvm::function_ref<baselines::NamedPlan(
+    plx::TrainOp, const baselines::TrainSetup &, const std::vector<int64_t> &,
+    const sim::CommTimeFn &)>;
+
+/// For every plx.train of `module` (instantiated and placed): draws each
+/// step's batch, plans it with `planner` on the job's placed chips
+/// (isolated communication times: planners ask out of time order) and adds
+/// the plan as `plan.step @<job>_step<i>`. Errors are emitted on the job or
+/// its dataset.
+LogicalResult planEachStep(ModuleOp module, BatchPlanner planner) {
+  OpBuilder builder(module.getContext());
+  builder.setInsertionPointToEnd(module.getBody());
+  for (auto trainOp : llvm::to_vector(module.getOps<plx::TrainOp>())) {
+    FailureOr<train::TrainOps> ops = train::trainOps(trainOp);
+    if (failed(ops))
+      return failure();
+    baselines::TrainSetup setup = train::trainSetupOf(*ops);
+    std::string jobName = (trainOp.getSymName() + "_job").str();
+    auto job = dyn_cast_or_null<plan::JobOp>(
+        SymbolTable::lookupSymbolIn(module, jobName));
+    if (!job)
+      return trainOp.emitOpError("has no plan.job @")
+             << jobName << ": run plx-instantiate and plx-place first";
+    FailureOr<train::PlacedJob> placed = train::placedJob(job);
+    if (failed(placed))
+      return failure();
+    sim::FabricCommOptions isolated;
+    isolated.contention = false;
+    sim::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
+                                               placed->params, isolated);
+    instantiate::SamplerOrError sampler =
+        instantiate::BatchSampler::create(train::datasetDescOf(ops->data));
+    if (!sampler.sampler)
+      return ops->data.emitOpError("cannot draw batches: ") << sampler.error;
+    for (int64_t step = 0; step < trainOp.getSteps(); ++step) {
+      instantiate::Batch batch = sampler.sampler->draw(
+          trainOp.getBatch(), step, static_cast<uint64_t>(trainOp.getSeed()));
+      if (!batch.ok())
+        return trainOp.emitOpError("cannot draw step ")
+               << step << ": " << batch.error;
+      baselines::NamedPlan planned =
+          planner(trainOp, setup, batch.lengths, comm);
+      if (!planned.ok())
+        return trainOp.emitOpError("cannot plan step ")
+               << step << " with " << planned.name << ": " << planned.error;
+      train::buildStepOp(
+          builder, trainOp.getLoc(),
+          (trainOp.getSymName() + "_step" + std::to_string(step)).str(), step,
+          trainOp.getSymName(), *planned.plan);
+    }
+  }
+  return success();
+}
+
 struct PlanStaticPass : train::impl::PlanStaticPassBase<PlanStaticPass> {
   using PlanStaticPassBase::PlanStaticPassBase;
 
@@ -43,57 +98,15 @@ struct PlanStaticPass : train::impl::PlanStaticPassBase<PlanStaticPass> {
         return signalPassFailure();
       }
     }
-    OpBuilder builder(module.getContext());
-    builder.setInsertionPointToEnd(module.getBody());
-    for (auto trainOp : llvm::to_vector(module.getOps<plx::TrainOp>())) {
-      FailureOr<train::TrainOps> ops = train::trainOps(trainOp);
-      if (failed(ops))
-        return signalPassFailure();
-      baselines::TrainSetup setup = train::trainSetupOf(*ops);
-      lower::GroupLayout layout =
-          fixed ? *fixed : train::strategyLayout(trainOp);
-      std::string jobName = (trainOp.getSymName() + "_job").str();
-      auto job = dyn_cast_or_null<plan::JobOp>(
-          SymbolTable::lookupSymbolIn(module, jobName));
-      if (!job) {
-        trainOp.emitOpError("has no plan.job @")
-            << jobName << ": run plx-instantiate and plx-place first";
-        return signalPassFailure();
-      }
-      FailureOr<train::PlacedJob> placed = train::placedJob(job);
-      if (failed(placed))
-        return signalPassFailure();
-      sim::FabricCommOptions isolated; // planners ask out of time order
-      isolated.contention = false;
-      sim::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
-                                                 placed->params, isolated);
-      instantiate::SamplerOrError sampler =
-          instantiate::BatchSampler::create(train::datasetDescOf(ops->data));
-      if (!sampler.sampler) {
-        ops->data.emitOpError("cannot draw batches: ") << sampler.error;
-        return signalPassFailure();
-      }
-      for (int64_t step = 0; step < trainOp.getSteps(); ++step) {
-        instantiate::Batch batch = sampler.sampler->draw(
-            trainOp.getBatch(), step, static_cast<uint64_t>(trainOp.getSeed()));
-        if (!batch.ok()) {
-          trainOp.emitOpError("cannot draw step ")
-              << step << ": " << batch.error;
-          return signalPassFailure();
-        }
-        baselines::NamedPlan planned =
-            baselines::planStaticLayout(setup, batch.lengths, layout, comm);
-        if (!planned.ok()) {
-          trainOp.emitOpError("cannot plan step ")
-              << step << " with " << planned.name << ": " << planned.error;
-          return signalPassFailure();
-        }
-        train::buildStepOp(
-            builder, trainOp.getLoc(),
-            (trainOp.getSymName() + "_step" + std::to_string(step)).str(), step,
-            trainOp.getSymName(), *planned.plan);
-      }
-    }
+    if (failed(planEachStep(module, [&](plx::TrainOp train,
+                                        const baselines::TrainSetup &setup,
+                                        const std::vector<int64_t> &lengths,
+                                        const sim::CommTimeFn &comm) {
+          lower::GroupLayout layout =
+              fixed ? *fixed : train::strategyLayout(train);
+          return baselines::planStaticLayout(setup, lengths, layout, comm);
+        })))
+      signalPassFailure();
   }
 };
 
@@ -127,57 +140,19 @@ struct AdaptiveSpPass : train::impl::AdaptiveSpPassBase<AdaptiveSpPass> {
                              : mode == "static"
                                  ? "static-sp-" + std::to_string(degree)
                                  : "best-homogeneous-sp";
-    OpBuilder builder(module.getContext());
-    builder.setInsertionPointToEnd(module.getBody());
-    for (auto trainOp : llvm::to_vector(module.getOps<plx::TrainOp>())) {
-      FailureOr<train::TrainOps> ops = train::trainOps(trainOp);
-      if (failed(ops))
-        return signalPassFailure();
-      baselines::TrainSetup setup = train::trainSetupOf(*ops);
-      std::string jobName = (trainOp.getSymName() + "_job").str();
-      auto job = dyn_cast_or_null<plan::JobOp>(
-          SymbolTable::lookupSymbolIn(module, jobName));
-      if (!job) {
-        trainOp.emitOpError("has no plan.job @")
-            << jobName << ": run plx-instantiate and plx-place first";
-        return signalPassFailure();
-      }
-      FailureOr<train::PlacedJob> placed = train::placedJob(job);
-      if (failed(placed))
-        return signalPassFailure();
-      sim::FabricCommOptions isolated;
-      isolated.contention = false;
-      sim::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
-                                                 placed->params, isolated);
-      instantiate::SamplerOrError sampler =
-          instantiate::BatchSampler::create(train::datasetDescOf(ops->data));
-      if (!sampler.sampler) {
-        ops->data.emitOpError("cannot draw batches: ") << sampler.error;
-        return signalPassFailure();
-      }
-      for (int64_t step = 0; step < trainOp.getSteps(); ++step) {
-        instantiate::Batch batch = sampler.sampler->draw(
-            trainOp.getBatch(), step, static_cast<uint64_t>(trainOp.getSeed()));
-        if (!batch.ok()) {
-          trainOp.emitOpError("cannot draw step ")
-              << step << ": " << batch.error;
-          return signalPassFailure();
-        }
-        double solver = 0;
-        baselines::NamedPlan planned =
-            train::planFlexSp(setup, batch.lengths, comm, options, solver);
-        if (!planned.ok()) {
-          trainOp.emitOpError("cannot plan step ")
-              << step << " with " << name << ": " << planned.error;
-          return signalPassFailure();
-        }
-        planned.plan->strategy = name;
-        train::buildStepOp(
-            builder, trainOp.getLoc(),
-            (trainOp.getSymName() + "_step" + std::to_string(step)).str(), step,
-            trainOp.getSymName(), *planned.plan);
-      }
-    }
+    if (failed(planEachStep(module, [&](plx::TrainOp,
+                                        const baselines::TrainSetup &setup,
+                                        const std::vector<int64_t> &lengths,
+                                        const sim::CommTimeFn &comm) {
+          double solver = 0;
+          baselines::NamedPlan planned =
+              train::planFlexSp(setup, lengths, comm, options, solver);
+          planned.name = name;
+          if (planned.plan)
+            planned.plan->strategy = name;
+          return planned;
+        })))
+      signalPassFailure();
   }
 };
 
