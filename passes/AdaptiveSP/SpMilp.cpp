@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/AdaptiveSP/SpMilp.h"
+#include "passes/Solver/CbcSupport.h"
 
 #include <coin/Cbc_C_Interface.h>
 
@@ -139,20 +140,6 @@ double multisetLowerBound(const SpMilpInstance &inst,
   }
   return inst.groupMs + std::max(single, work / static_cast<double>(inst.gpus));
 }
-
-std::mutex &cbcMutex() {
-  static std::mutex m;
-  return m;
-}
-
-/// Owns a Cbc_Model.
-struct CbcModelHandle {
-  Cbc_Model *model = Cbc_newModel();
-  CbcModelHandle() = default;
-  CbcModelHandle(const CbcModelHandle &) = delete;
-  CbcModelHandle &operator=(const CbcModelHandle &) = delete;
-  ~CbcModelHandle() { Cbc_deleteModel(model); }
-};
 
 /// A virtual group's columns.
 struct VirtualGroup {
@@ -470,21 +457,11 @@ Result<SpMilpResult> solveSpMilp(const SpMilpInstance &inst,
     start = bestGreedyPlan(inst);
   }
 
-  CbcModelHandle h;
+  solver::CbcModelHandle h;
   Cbc_Model *model = h.model;
-  Cbc_setLogLevel(model, 0);
-  Cbc_setParameter(model, "threads", "0");
-  Cbc_setParameter(model, "randomSeed", "1234567");
-  Cbc_setParameter(model, "randomCbcSeed", "1234567");
-  if (options.leanSearch) {
-    // Our polished greedy start is the incumbent; the search only has to
-    // improve on it, and each node should cost milliseconds, not seconds.
-    Cbc_setParameter(model, "cuts", "off");
-    Cbc_setParameter(model, "heuristicsOnOff", "off");
-    Cbc_setParameter(model, "preprocess", "off");
-    Cbc_setParameter(model, "strong", "0");
-    Cbc_setParameter(model, "trust", "0");
-  }
+  // Our polished greedy start is the incumbent; the search only has to
+  // improve on it, and each node should cost milliseconds, not seconds.
+  solver::configureDeterministic(model, options.leanSearch);
 
   // The objective's column, with a valid lower bound over all multisets.
   std::vector<int64_t> all(nd, 1);
@@ -643,7 +620,7 @@ Result<SpMilpResult> solveSpMilp(const SpMilpInstance &inst,
   out.rows = numRows;
   std::vector<double> x;
   {
-    std::lock_guard<std::mutex> lock(cbcMutex());
+    std::lock_guard<std::mutex> lock(solver::cbcSolveMutex());
     Cbc_solve(model);
     const double *best = Cbc_bestSolution(model);
     if (best)

@@ -1,0 +1,190 @@
+//===- ChunkCheckpointing.h - Stage-aware chunk checkpointing ---*- C++ -*-===//
+//
+// How many layers each pipeline stage checkpoints for each chunk of one 1F1B
+// pipeline of DPP (reference flexsp_dpp.md section 2.5, Eqs. 15-20): the
+// fewest recomputed layers such that every stage's in-flight chunks fit its
+// memory. The reference's observation: a recompute on one stage delays the
+// whole pipeline by the same amount, so the backwards that run in the same
+// 1F1B time slot (one anti-diagonal of the (stage, chunk) grid) can all
+// recompute that much for free. One integer per slot, n + d_p - 1 of them
+// for n chunks on d_p stages, each at most L / d_p:
+//   slot(p, k) = b(k) + d_p - 1 - p      (b(k): k's position among backwards)
+//   minimise  sum_t C[t]                 (T_ckpt = F^ sum_t C[t], Eq. 17)
+//   s.t.      sum_{k in W} (I_p[k] - F[k] x(p, k)) <= G - M_ms(p)
+//             for every stage p and every set W of chunks it holds at once
+//             0 <= C[t] <= L / d_p, integer
+// solved with CBC (COIN-OR, C API) to a relative gap (2 % by default, the
+// reference's setting). The baselines - no checkpointing, full
+// checkpointing and one uniform layer count - come from the same entry
+// point. Plain C++, deterministic, errors as values.
+//
+// Choices where the reference is silent:
+//  - Stage order. Each stage's order of forwards and backwards is an input
+//    (dpp builds 1F1B orders); the windows W are read off it: the chunks in
+//    flight after every forward that a backward (or the end) follows. Only
+//    windows that do not fit without checkpointing become rows.
+//  - Early stages checkpoint at least as much of a chunk as later ones
+//    (CheckpointOptions::monotoneAcrossStages, on by default). With the
+//    reference's tying x(p, k) = C[slot(p, k)], a chunk's stages read
+//    consecutive slots, so this would force C to be non-decreasing over the
+//    whole pipeline and checkpoint the packed chunks behind a long split
+//    sequence as hard as the sequence itself. Instead the slot is the
+//    delay budget of its time slot and a chunk checkpoints, on stage p,
+//    x(p, k) = min over p' <= p of C[slot(p', k)]: never more than its slot
+//    allows (so the delay, hence Eq. 17, is unchanged) and never more than
+//    on an earlier stage. In the ILP the x(p, k) are continuous columns
+//    bounded by those slots (the largest feasible value is that minimum,
+//    and more checkpointing only frees memory), so the integer variables
+//    stay the n + d_p - 1 slots. Switched off, x(p, k) = C[slot(p, k)]
+//    exactly (Eq. 16 as printed).
+//  - The returned slots are tightened to the most any (stage, chunk) of
+//    their time slot checkpoints; recomputeLayers is their sum.
+//  - The solve. The LP relaxation gives a bound (rounded up: the objective
+//    is integral) and a start: its solution rounded up, then each slot
+//    lowered as far as memory allows, the most rounded-up first. The
+//    better of that and the uniform baseline (the least layer count that
+//    fits everywhere) is the incumbent; when it is within the gap of the
+//    bound it is the answer, else CBC searches from it and the result is
+//    never worse. CBC runs single-threaded with fixed seeds, without cut
+//    generators, primal heuristics, preprocessing or strong branching
+//    (CheckpointOptions::leanSearch): with its defaults one 91-chunk solve
+//    took 2.8 s, and its heuristics and its "mini branch-and-bound" for
+//    small models ignore the node limit, so solves ran into the time
+//    limit. Lean, planning a 512-sequence Wikipedia batch (13B, 4 stages,
+//    K = 1..16, tens of ILPs) took 4-9 s on two cores, the longest ILP
+//    about 1.3 s at the node limit. Gap and node limits end the search
+//    deterministically; the time limit is a safety net and the result says
+//    when it was reached. CBC is not thread-safe, so solves are serialised
+//    process-wide (a lock of this library's own: solves of
+//    passes/AdaptiveSP must not run concurrently with these).
+//  - Checkpointing a layer must save memory (F[k] > 0 for every chunk); a
+//    model where it does not is an error, not a silent zero.
+//  - Uniform: the least per-layer count that fits every window, unless
+//    CheckpointOptions::uniformLayers fixes it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLEXUS_PASSES_CHECKPOINT_CHUNKCHECKPOINTING_H
+#define PLEXUS_PASSES_CHECKPOINT_CHUNKCHECKPOINTING_H
+
+#include "passes/Checkpoint/ActivationMemory.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace plexus::ckpt {
+
+/// One pipeline's checkpointing problem, with the memory model applied.
+/// Chunks are numbered 0..n-1 in forward order.
+struct CheckpointProblem {
+  int64_t stages = 0;         // d_p
+  int64_t layersPerStage = 0; // L / d_p
+  /// Per stage, its operations in execution order: k is the forward of
+  /// chunk k, -(k + 1) its backward (passes/Lower's oneFOneBOrder
+  /// convention). Every stage runs the backwards in the same order.
+  std::vector<std::vector<int64_t>> stageOrders;
+  std::vector<std::vector<double>> baseMB; // [stage][chunk]: I_p[k]
+  std::vector<double> savedMBPerLayer;     // [chunk]: F[k] > 0
+  std::vector<double> budgetMB;            // [stage]: G - M_ms(p)
+  double layerForwardMs = 0;               // F^: one layer's forward
+};
+
+/// Builds the problem from chunk footprints: I and F from `model`, budgets
+/// memoryMB - modelStatesMB[p]. Errors: a bad model, sizes that do not
+/// match, or a problem checkpointProblemViolation rejects.
+Result<CheckpointProblem> makeCheckpointProblem(
+    const ActivationModel &model, const std::vector<ChunkFootprint> &chunks,
+    const std::vector<std::vector<int64_t>> &stageOrders, double memoryMB,
+    const std::vector<double> &modelStatesMB, double layerForwardMs);
+
+/// Empty when the problem is well formed: at least one stage and chunk,
+/// every stage runs each chunk's forward once before its backward once,
+/// backwards in the same order on every stage, sizes match, F > 0,
+/// layersPerStage >= 0, layerForwardMs >= 0. Else the first problem.
+std::string checkpointProblemViolation(const CheckpointProblem &p);
+
+/// b(k): each chunk's position among the backwards (read off stage 0).
+std::vector<int64_t> backwardPositions(const CheckpointProblem &p);
+
+/// The time slot of chunk k's backward on stage `stage`:
+/// b(k) + stages - 1 - stage (Eq. 16 with 0-based stages), in
+/// [0, n + stages - 2].
+int64_t checkpointSlot(const CheckpointProblem &p, int64_t stage,
+                       int64_t chunk);
+
+/// The chunk sets a stage holds at its memory peaks: the chunks in flight
+/// after each forward that is followed by a backward or ends the order;
+/// each set ascending.
+std::vector<std::vector<int64_t>>
+inFlightWindows(const std::vector<int64_t> &stageOrder);
+
+enum class CheckpointStrategy {
+  Adaptive, // the ILP
+  None,     // no layer checkpointed
+  Full,     // every layer of every stage and chunk
+  Uniform,  // one layer count everywhere
+};
+
+/// "adaptive", "none", "full", "uniform".
+const char *strategyName(CheckpointStrategy s);
+
+struct CheckpointOptions {
+  /// Stop once (incumbent - bound) / incumbent <= this (the reference: 2 %).
+  double relativeGap = 0.02;
+  /// Branch-and-bound nodes per ILP; 0 = no limit. Deterministic.
+  int64_t nodeLimit = 2000;
+  /// Wall-clock limit per ILP; 0 = none. Reaching it makes the result
+  /// depend on the machine (CheckpointPlan::timeLimitReached says so).
+  double timeLimitSeconds = 10;
+  /// Early stages checkpoint at least as much of a chunk as later ones.
+  bool monotoneAcrossStages = true;
+  /// Switch off CBC's cut generators, primal heuristics, preprocessing and
+  /// strong branching (see the file comment); false runs CBC as
+  /// configured by default (its mini branch-and-bound stays off).
+  bool leanSearch = true;
+  /// Uniform only: the layer count; -1 = the least that fits.
+  int64_t uniformLayers = -1;
+};
+
+/// One pipeline's checkpointing.
+struct CheckpointPlan {
+  CheckpointStrategy strategy = CheckpointStrategy::Adaptive;
+  std::vector<int64_t> slots;               // C: n + stages - 1 values
+  std::vector<std::vector<int64_t>> layers; // [stage][chunk]: ckpt(p, k)
+  int64_t recomputeLayers = 0;              // sum of slots
+  double recomputeMs = 0;                   // layerForwardMs * that (Eq. 17)
+  std::vector<double> peakMB;               // [stage]: largest window's MB
+  // The adaptive solve (zero or false otherwise):
+  double lowerBoundLayers = 0; // the bound CBC proved
+  bool solvedByCbc = false;    // false: no window needed checkpointing
+  bool provenOptimal = false;  // within CBC's gap
+  bool fromWarmStart = false;  // CBC improved neither start (LP rounding,
+                               // uniform) or did not run
+  bool timeLimitReached = false;
+  int64_t nodes = 0, columns = 0, rows = 0;
+};
+
+/// Plans the checkpointing with `strategy`. Errors: a malformed problem, or
+/// a window that does not fit with the strategy's checkpointing (for
+/// Adaptive and Uniform: not even with every layer checkpointed); the
+/// message names the stage, the chunks and the MB needed and available.
+Result<CheckpointPlan>
+planCheckpointing(const CheckpointProblem &p,
+                  CheckpointStrategy strategy = CheckpointStrategy::Adaptive,
+                  const CheckpointOptions &options = {});
+
+/// [stage]: the largest window's activation MB with `layers` checkpointed.
+std::vector<double>
+peakActivationMB(const CheckpointProblem &p,
+                 const std::vector<std::vector<int64_t>> &layers);
+
+/// Empty when `plan` is a valid plan of `p`: layers within [0, L / d_p],
+/// never above their slot, slots sized n + stages - 1 and summing to
+/// recomputeLayers, and every window within its stage's budget. Else the
+/// first violation.
+std::string checkpointPlanViolation(const CheckpointProblem &p,
+                                    const CheckpointPlan &plan);
+
+} // namespace plexus::ckpt
+
+#endif // PLEXUS_PASSES_CHECKPOINT_CHUNKCHECKPOINTING_H

@@ -1,0 +1,120 @@
+//===- Chunking.h - DPP's workload-balanced chunking ------------*- C++ -*-===//
+//
+// The sequence processor of dynamic pipeline parallelism (reference
+// flexsp_dpp.md section 2.4, Alg. 1): for a given slice count K, cut the
+// batch's longest sequence into K slices of equal modelled time (the split
+// mesh), cut every sequence longer than the mesh's first slice on the same
+// mesh, and pack the short sequences, best-fit decreasing, into the buckets
+// the tail slices seed (hybrid chunks) or into new buckets (packed chunks),
+// against a time target T_t (the costliest mesh slice) and a token target
+// T_m (the largest mesh slice). Plain C++, deterministic, errors as values.
+//
+// The mesh. A slice of s tokens after C tokens of its sequence costs a
+// stage q ((C + s)^2 - C^2) + l s (+ a per-chunk constant), so the slices
+// [0, b_1), ..., [b_{K-1}, L) cost the same when q b_j^2 + l b_j =
+// (j / K) (q L^2 + l L): later slices are shorter (for l = 0, slice j spans
+// [L sqrt((j-1)/K), L sqrt(j/K))). Since a mesh slice's cost depends only
+// on where it lies, every full slice of a shorter sequence cut on the same
+// mesh costs the same as the longest's; only tail slices are cheaper.
+//
+// Choices where the reference is silent (its "split" expression is
+// omitted):
+//  - Cuts are rounded to the nearest token (halves up), then moved apart
+//    just enough that every slice keeps a token (K <= L is required).
+//  - T_t is the costliest slice of the longest sequence as rounded (its
+//    chunk time, per-chunk part included); T_m its largest slice's tokens
+//    (the first). A sequence is short when it is no longer than b_1; a
+//    longer one is cut at every cut below its length and its last piece
+//    is its tail slice. For K = 1 nothing is split.
+//  - Bucket order for best fit: ascending time / tokens, ties by the
+//    bucket's creation. "The emptiest bucket" is the one with the fewest
+//    tokens. When no bucket fits in time, T_t is loosened to the least
+//    time + t among the buckets with token room (the retry then always
+//    places the sequence) and stays loosened for the rest of the batch;
+//    ChunkingOptions::loosenTimeTarget = false opens a new bucket instead.
+//  - Short sequences are taken by descending modelled time (equivalently
+//    length), ties by ascending id; split sequences by descending length,
+//    ties by ascending id.
+//  - A tail bucket that receives no short sequence stays a split chunk
+//    (tail set); one that does becomes a hybrid chunk.
+//  - Two tail slices are never in one chunk: only tails seed buckets, and
+//    a new bucket is opened only for a short sequence.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLEXUS_PASSES_DYNAMICPP_CHUNKING_H
+#define PLEXUS_PASSES_DYNAMICPP_CHUNKING_H
+
+#include "passes/DynamicPP/Chunk.h"
+#include "passes/DynamicPP/DppCostModel.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace plexus::dpp {
+
+/// The K - 1 interior cuts 0 < b_1 < ... < b_{K-1} < length that split
+/// [0, length) into `slices` slices of equal cost under
+/// quadratic ((C + s)^2 - C^2) + linear s, rounded as the file comment
+/// says. Errors: slices < 1, length < slices, negative coefficients or both
+/// zero.
+Result<std::vector<int64_t>> equalTimeBoundaries(double quadratic,
+                                                 double linear, int64_t length,
+                                                 int64_t slices);
+
+/// The mesh of the longest sequence and the targets it sets.
+struct SplitMesh {
+  int64_t longest = 0;
+  int64_t slices = 0;              // K
+  std::vector<int64_t> boundaries; // the K - 1 interior cuts
+  double timeTargetMs = 0;         // T_t: the costliest slice, one stage
+  int64_t tokenTarget = 0;         // T_m: the largest slice's tokens
+};
+
+/// The mesh for `longest` tokens in `slices` slices with the stage costs of
+/// `model`. Errors: as equalTimeBoundaries, or a bad model.
+Result<SplitMesh> splitMesh(const DppModel &model, int64_t longest,
+                            int64_t slices);
+
+/// A sequence of `length` tokens cut on the mesh: [begin, end) per slice,
+/// cut at every boundary below `length`; one slice when length <= b_1.
+std::vector<std::pair<int64_t, int64_t>> sliceOnMesh(const SplitMesh &mesh,
+                                                     int64_t length);
+
+struct ChunkingOptions {
+  /// Alg. 1's rule: when no bucket has time left, loosen T_t (true) rather
+  /// than open a new bucket (false).
+  bool loosenTimeTarget = true;
+};
+
+struct Chunking {
+  SplitMesh mesh;
+  /// The split sequences' chunks (longest first), slice by slice, each
+  /// sequence ending with its tail's chunk; then the packed chunks in the
+  /// order their buckets opened.
+  std::vector<Chunk> chunks;
+  double timeTargetMs = 0; // T_t after loosening
+  int64_t loosenings = 0;  // how often T_t was loosened
+  int64_t splitSequences = 0;
+};
+
+/// Alg. 1 with K = `slices`. Errors: an empty batch, a non-positive length,
+/// a bad model, or a mesh error.
+Result<Chunking> chunkSequences(const DppModel &model,
+                                const std::vector<int64_t> &lengths,
+                                int64_t slices,
+                                const ChunkingOptions &options = {});
+
+/// Empty when `chunks` is a chunking of the batch: every token of every
+/// sequence in exactly one chunk; a packed chunk holds whole sequences; a
+/// split chunk one proper slice; a hybrid chunk a tail slice first, then
+/// whole sequences; `tail` marks exactly the slices that end their
+/// sequence; no chunk holds two slices (two tails) of split sequences or a
+/// sequence twice. Else the first violation.
+std::string chunkingViolation(const std::vector<Chunk> &chunks,
+                              const std::vector<int64_t> &lengths);
+
+} // namespace plexus::dpp
+
+#endif // PLEXUS_PASSES_DYNAMICPP_CHUNKING_H

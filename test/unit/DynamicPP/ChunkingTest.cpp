@@ -1,0 +1,249 @@
+//===- ChunkingTest.cpp - DPP's workload-balanced chunking ----------------===//
+//
+// The equal-time mesh (pure quadratic: K = 4, L = 1000 cuts at 500, 707,
+// 866), its targets, Alg. 1's packing on tiny inputs, hybrid chunks and
+// loosening, and reference flexsp_dpp.md section 4 item 11 on Wikipedia
+// batches: decreasing slice lengths, never two tail slices in a chunk, and
+// every token in exactly one chunk.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/DynamicPP/Chunking.h"
+
+#include "DppTestModels.h"
+
+#include <gtest/gtest.h>
+
+using namespace plexus::dpp;
+
+namespace {
+
+using Cuts = std::vector<int64_t>;
+using Pieces = std::vector<std::pair<int64_t, int64_t>>;
+
+Chunking chunk(const DppModel &m, const std::vector<int64_t> &lengths,
+               int64_t slices, const ChunkingOptions &o = {}) {
+  Result<Chunking> r = chunkSequences(m, lengths, slices, o);
+  EXPECT_TRUE(r) << r.error;
+  return r ? *r : Chunking{};
+}
+
+/// (sequence, tokens) of each piece of a chunk.
+Pieces piecesOf(const Chunk &c) {
+  Pieces out;
+  for (const SequencePiece &p : c.pieces)
+    out.emplace_back(p.sequence, p.tokens());
+  return out;
+}
+
+} // namespace
+
+TEST(EqualTimeBoundaries, PureQuadraticSquareRoots) {
+  // Slice j of K spans [L sqrt((j-1)/K), L sqrt(j/K)): 500, 707.1, 866.03,
+  // rounded to the nearest token.
+  Result<Cuts> c = equalTimeBoundaries(1.0, 0.0, 1000, 4);
+  ASSERT_TRUE(c) << c.error;
+  EXPECT_EQ(*c, (Cuts{500, 707, 866}));
+  EXPECT_EQ(*equalTimeBoundaries(3.5, 0.0, 1000, 2), (Cuts{707}));
+  EXPECT_EQ(*equalTimeBoundaries(1.0, 0.0, 1000, 1), Cuts{});
+  EXPECT_EQ(*equalTimeBoundaries(1.0, 0.0, 100, 4), (Cuts{50, 71, 87}));
+}
+
+TEST(EqualTimeBoundaries, LinearOnlyCutsEvenly) {
+  EXPECT_EQ(*equalTimeBoundaries(0.0, 2.0, 1000, 4), (Cuts{250, 500, 750}));
+}
+
+TEST(EqualTimeBoundaries, WithTheLinearTermSlicesCostTheSame) {
+  // Attention and linear work of the same size at s = l / q = 32K tokens.
+  const double q = 1e-6, l = 32768e-6;
+  const int64_t len = 131072;
+  for (int64_t k : {2, 3, 5, 8, 16}) {
+    Result<Cuts> cuts = equalTimeBoundaries(q, l, len, k);
+    ASSERT_TRUE(cuts) << cuts.error;
+    ASSERT_EQ(cuts->size(), static_cast<size_t>(k - 1));
+    const double target = (q * len * len + l * len) / static_cast<double>(k);
+    int64_t begin = 0, previous = len + 1;
+    for (size_t j = 0; j <= cuts->size(); ++j) {
+      const int64_t end = j < cuts->size() ? (*cuts)[j] : len;
+      const double c = static_cast<double>(begin),
+                   s = static_cast<double>(end - begin);
+      const double cost = q * ((c + s) * (c + s) - c * c) + l * s;
+      // Rounding moves a cut by at most half a token: at most one token's
+      // marginal cost at the sequence's end.
+      EXPECT_NEAR(cost, target, q * 2.0 * len + l) << "K=" << k << " j=" << j;
+      // Later slices are shorter (the linear term only evens them out).
+      EXPECT_LT(end - begin, previous);
+      previous = end - begin;
+      begin = end;
+    }
+  }
+}
+
+TEST(EqualTimeBoundaries, RoundingKeepsATokenPerSlice) {
+  // 3 tokens in 3 slices: the exact cuts 1.73 and 2.45 both round to 2.
+  EXPECT_EQ(*equalTimeBoundaries(1.0, 0.0, 3, 3), (Cuts{1, 2}));
+  EXPECT_EQ(*equalTimeBoundaries(1.0, 0.0, 5, 5), (Cuts{1, 2, 3, 4}));
+}
+
+TEST(EqualTimeBoundaries, Errors) {
+  EXPECT_FALSE(equalTimeBoundaries(1, 0, 1000, 0));
+  EXPECT_FALSE(equalTimeBoundaries(1, 0, 3, 4));
+  EXPECT_FALSE(equalTimeBoundaries(0, 0, 1000, 2));
+  EXPECT_FALSE(equalTimeBoundaries(-1, 0, 1000, 2));
+}
+
+TEST(SplitMesh, TargetsOfThePureQuadraticMesh) {
+  Result<SplitMesh> mesh = splitMesh(handModel(1.0, 0.0), 1000, 4);
+  ASSERT_TRUE(mesh) << mesh.error;
+  EXPECT_EQ(mesh->boundaries, (Cuts{500, 707, 866}));
+  // Slice costs after rounding: 250000, 249849, 250107, 250044.
+  EXPECT_DOUBLE_EQ(mesh->timeTargetMs, 250107.0);
+  EXPECT_EQ(mesh->tokenTarget, 500);
+  EXPECT_EQ(sliceOnMesh(*mesh, 800), (std::vector<std::pair<int64_t, int64_t>>{
+                                         {0, 500}, {500, 707}, {707, 800}}));
+  EXPECT_EQ(sliceOnMesh(*mesh, 500).size(), 1u);
+  EXPECT_EQ(sliceOnMesh(*mesh, 501).size(), 2u);
+  // The per-chunk part counts in the time target.
+  EXPECT_DOUBLE_EQ(splitMesh(handModel(1.0, 0.0, 7.0), 1000, 4)->timeTargetMs,
+                   250114.0);
+}
+
+TEST(Chunking, PackingTinyInputs) {
+  // K = 1, 1 ms per token: T_m = 6 tokens, T_t = 6 ms. Best fit
+  // decreasing: 6, 5, 4, 3 each open a bucket; 2 joins the 4.
+  const Chunking c = chunk(handModel(0.0, 1.0), {6, 5, 4, 3, 2}, 1);
+  EXPECT_EQ(c.mesh.tokenTarget, 6);
+  EXPECT_DOUBLE_EQ(c.mesh.timeTargetMs, 6.0);
+  ASSERT_EQ(c.chunks.size(), 4u);
+  EXPECT_EQ(piecesOf(c.chunks[0]), (Pieces{{0, 6}}));
+  EXPECT_EQ(piecesOf(c.chunks[1]), (Pieces{{1, 5}}));
+  EXPECT_EQ(piecesOf(c.chunks[2]), (Pieces{{2, 4}, {4, 2}}));
+  EXPECT_EQ(piecesOf(c.chunks[3]), (Pieces{{3, 3}}));
+  for (const Chunk &k : c.chunks)
+    EXPECT_EQ(k.kind, ChunkKind::Packed);
+  EXPECT_EQ(c.splitSequences, 0);
+  EXPECT_EQ(c.loosenings, 0);
+}
+
+TEST(Chunking, TailsSeedHybridChunks) {
+  // Pure quadratic, K = 4 on 1000 tokens: mesh 500, 707, 866. The 600
+  // token sequence is cut at 500; its tail [500, 600) (110000 of 250107)
+  // takes both short sequences.
+  const Chunking c = chunk(handModel(1.0, 0.0), {1000, 600, 100, 50}, 4);
+  EXPECT_EQ(c.splitSequences, 2);
+  ASSERT_EQ(c.chunks.size(), 6u);
+  EXPECT_EQ(c.chunks[0].kind, ChunkKind::Split);
+  EXPECT_EQ(c.chunks[0].context(), 0);
+  EXPECT_EQ(c.chunks[1].context(), 500);
+  EXPECT_EQ(c.chunks[2].context(), 707);
+  // The longest's tail has no room left: a split chunk, marked tail.
+  EXPECT_EQ(c.chunks[3].kind, ChunkKind::Split);
+  EXPECT_TRUE(c.chunks[3].tail);
+  EXPECT_EQ(c.chunks[3].context(), 866);
+  EXPECT_EQ(c.chunks[4].kind, ChunkKind::Split);
+  EXPECT_FALSE(c.chunks[4].tail);
+  EXPECT_EQ(c.chunks[5].kind, ChunkKind::Hybrid);
+  EXPECT_TRUE(c.chunks[5].tail);
+  EXPECT_EQ(c.chunks[5].context(), 500);
+  EXPECT_EQ(piecesOf(c.chunks[5]), (Pieces{{1, 100}, {2, 100}, {3, 50}}));
+  EXPECT_EQ(chunkingViolation(c.chunks, {1000, 600, 100, 50}), "");
+}
+
+TEST(Chunking, LoosensTheTimeTargetOrOpensABucket) {
+  // The 300-token sequence fits the 1000's tail bucket in tokens
+  // (134 + 300 <= 500) but not in time (250044 + 90000 > 250107).
+  const std::vector<int64_t> lengths = {1000, 300};
+  const Chunking loose = chunk(handModel(1.0, 0.0), lengths, 4);
+  EXPECT_EQ(loose.loosenings, 1);
+  EXPECT_DOUBLE_EQ(loose.timeTargetMs, 250044.0 + 90000.0);
+  ASSERT_EQ(loose.chunks.size(), 4u);
+  EXPECT_EQ(loose.chunks[3].kind, ChunkKind::Hybrid);
+  EXPECT_EQ(piecesOf(loose.chunks[3]), (Pieces{{0, 134}, {1, 300}}));
+
+  ChunkingOptions strict;
+  strict.loosenTimeTarget = false;
+  const Chunking tight = chunk(handModel(1.0, 0.0), lengths, 4, strict);
+  EXPECT_EQ(tight.loosenings, 0);
+  ASSERT_EQ(tight.chunks.size(), 5u);
+  EXPECT_EQ(tight.chunks[3].kind, ChunkKind::Split);
+  EXPECT_EQ(tight.chunks[4].kind, ChunkKind::Packed);
+  for (const Chunk &c : tight.chunks)
+    EXPECT_LE(chunkStageMs(handModel(1.0, 0.0), c),
+              tight.mesh.timeTargetMs + 1e-9);
+}
+
+TEST(Chunking, Item11OnWikipediaBatches) {
+  const DppModel m = gpt13b(80);
+  for (int64_t batch : {3, 8}) {
+    const std::vector<int64_t> lengths = wikipediaLengths(batch, 512);
+    ASSERT_EQ(lengths.size(), 512u);
+    int64_t total = 0;
+    for (int64_t l : lengths)
+      total += l;
+    for (int64_t k : {1, 2, 4, 8, 16}) {
+      SCOPED_TRACE("batch " + std::to_string(batch) + " K " +
+                   std::to_string(k));
+      const Chunking c = chunk(m, lengths, k);
+      EXPECT_EQ(chunkingViolation(c.chunks, lengths), "");
+      int64_t tokens = 0;
+      for (const Chunk &ch : c.chunks) {
+        tokens += ch.tokens();
+        // Never two tail slices (or any two slices) in one chunk.
+        int64_t partial = 0;
+        for (const SequencePiece &p : ch.pieces)
+          partial += p.tokens() != lengths[static_cast<size_t>(p.sequence)];
+        EXPECT_LE(partial, 1);
+        EXPECT_LE(ch.tokens(), c.mesh.tokenTarget);
+      }
+      EXPECT_EQ(tokens, total);
+      // The longest sequence's slices get shorter, and every non-tail
+      // split chunk costs the time target within a token's rounding.
+      const SliceCost cost = stageSliceCost(m);
+      const double tokenMs =
+          cost.quadraticMs * 2.0 * static_cast<double>(c.mesh.longest) +
+          cost.linearMs;
+      int64_t previous = c.mesh.longest + 1;
+      for (const auto &[begin, end] : sliceOnMesh(c.mesh, c.mesh.longest)) {
+        EXPECT_LT(end - begin, previous);
+        previous = end - begin;
+      }
+      for (const Chunk &ch : c.chunks) {
+        if (ch.kind == ChunkKind::Split && !ch.tail) {
+          EXPECT_NEAR(chunkStageMs(m, ch), c.mesh.timeTargetMs, 2 * tokenMs);
+        }
+      }
+    }
+  }
+}
+
+TEST(Chunking, ViolationsAreFound) {
+  const std::vector<int64_t> lengths = {1000, 600, 100, 50};
+  const std::vector<Chunk> good = chunk(handModel(1.0, 0.0), lengths, 4).chunks;
+  ASSERT_EQ(chunkingViolation(good, lengths), "");
+  std::vector<Chunk> bad = good;
+  bad[5].pieces.push_back({0, 0, 10}); // a second slice beside the tail
+  EXPECT_NE(chunkingViolation(bad, lengths), "");
+  bad = good;
+  Chunk again; // sequence 3 a second time
+  again.pieces.push_back({3, 0, 50});
+  bad.push_back(again);
+  EXPECT_NE(chunkingViolation(bad, lengths).find("repeats"), std::string::npos);
+  bad = good;
+  bad[2].pieces[0].end -= 1; // tokens 865 of sequence 0 missing
+  EXPECT_NE(chunkingViolation(bad, lengths).find("misses"), std::string::npos);
+  bad = good;
+  bad[3].tail = false;
+  EXPECT_NE(chunkingViolation(bad, lengths).find("tail"), std::string::npos);
+  bad = good;
+  bad[0].kind = ChunkKind::Packed;
+  EXPECT_NE(chunkingViolation(bad, lengths), "");
+}
+
+TEST(Chunking, Errors) {
+  const DppModel m = handModel(1.0, 0.0);
+  EXPECT_FALSE(chunkSequences(m, {}, 1));
+  EXPECT_FALSE(chunkSequences(m, {10, 0}, 1));
+  EXPECT_FALSE(chunkSequences(m, {3}, 4));
+  DppModel broken = m;
+  broken.memoryMB = 0;
+  EXPECT_FALSE(chunkSequences(broken, {10}, 1));
+}
