@@ -1,0 +1,253 @@
+//===- WaveScheduler.h - PipeSwift's per-instance scheduler -----*- C++ -*-===//
+//
+// The scheduling logic every rank of a serving instance runs (reference
+// pipeswift_railx.md sections 1.3, 1.5 and 1.6): turns wait until the next
+// prefill wave; a wave is admitted every I decode rounds (the wave interval)
+// and cut into micro-batches by the square-root rule and LPT; decoding
+// requests are repartitioned into P micro-batches by KV length only when a
+// wave ends or a request finishes (each repartition flushes the pipeline;
+// events before the same round make one repartition, at that round);
+// KV pages are allocated, cached across turns, evicted and preempted.
+//
+// It is a deterministic state machine fed events: arrive() (a turn is
+// ready), decide() (what to run next) and complete() (it ran). Nothing
+// depends on time, addresses or hash order: arrivals delivered for the same
+// step are put in (time, task, turn) order first, so N copies fed the same
+// events, even in a different order within a step, make identical decisions
+// (the SPMD property: no central scheduler, every rank decides alike).
+// Timing belongs to the caller (ReplaySimulator.h).
+//
+// Terms. A decode round is one decode step of every decoding request (each
+// of the P micro-batches passes all stages once). I counts rounds: with
+// I = 1 a waiting turn is admitted at the next round boundary (the
+// prefill-first policy of vLLM and SGLang); with larger I, waves gather
+// turns. When nothing is decoding a wave starts at once.
+//
+// Choices where the reference is silent (policy fields with defaults):
+//  - The wave clock counts rounds since the last wave (PipeSwift), or
+//    since a turn started waiting (SGLang's prefill delayer, whose cap on
+//    delayed passes is I); admitEarlyAt starts a wave before I rounds once
+//    that many turns wait (the delayer admits when every DP rank has work).
+//  - A wave admits waiting turns first come, first served, while their KV
+//    pages fit (head-of-line: it stops at the first that does not) and the
+//    wave's new tokens stay within maxWaveTokens (0: no limit; the first
+//    turn is always taken).
+//  - Prefix cache: when a turn finishes, its task keeps its KV (prompt and
+//    output) until its next turn arrives; the next turn reuses
+//    min(its cached_tokens, what is kept) and prefills the rest. Kept
+//    prefixes of idle tasks are evicted least recently used first when
+//    pages run short. A task's last turn frees everything. Cross-task
+//    sharing (a common system prompt) is not modelled.
+//  - A decoding request holds pages for its context plus the 1 + drafts
+//    tokens a step verifies. When a round's growth does not fit, idle
+//    prefixes are evicted, then prefixes held by waiting turns (from the
+//    back of the queue; those turns will prefill their whole prompt), then
+//    the most recently admitted requests are preempted: their pages freed,
+//    they wait again at the front of the queue and recompute their whole
+//    context (vLLM's recompute policy). A preemption also triggers a
+//    repartition.
+//  - When nothing decodes and the head of the queue still does not fit,
+//    prefixes held by waiting turns are dropped too (from the back of the
+//    queue), so the instance cannot deadlock; a turn that needs more pages
+//    than the instance has is an error.
+//  - Emitted tokens per step: the turn's recorded mtp_accepted length,
+//    capped at 1 + drafts; without a record, a deterministic sequence with
+//    the mean meanAcceptedTokens (step n emits floor((n+1) m) - floor(n m),
+//    within [1, 1 + drafts]); 1 without MTP. The prefill emits the first.
+//  - Roles for PD disaggregation: a PrefillOnly instance runs waves only
+//    and hands each turn off after its prefill (it keeps the prompt's KV as
+//    the task's prefix, not the output it never saw); a DecodeOnly instance
+//    takes turns whose KV arrived with them, joins them to the decode set at
+//    the next round, and keeps nothing after a turn (the whole KV is sent
+//    again next turn).
+//  - StaticByCount decode partitioning (the vLLM-like baseline) puts a
+//    joining request in the micro-batch with the fewest requests and never
+//    moves it; it never flushes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLEXUS_PASSES_SERVING_WAVESCHEDULER_H
+#define PLEXUS_PASSES_SERVING_WAVESCHEDULER_H
+
+#include "passes/Serving/StageCost.h"
+#include "passes/Serving/Trajectory.h"
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace plexus::serving {
+
+enum class InstanceRole { Colocated, PrefillOnly, DecodeOnly };
+enum class WaveClock { SinceLastWave, SinceFirstWaiting };
+enum class DecodePartitioning { KvBalanced, StaticByCount };
+
+/// How an instance schedules. Defaults are PipeSwift's (I = 32, sqrt-rule
+/// micro-batches, KV-balanced repartitioning).
+struct SchedulerPolicy {
+  InstanceRole role = InstanceRole::Colocated;
+  int64_t stages = 1;    // P
+  int64_t mtpDrafts = 0; // drafts per step; 0 = no MTP
+  /// Mean tokens per step for turns without recorded acceptances; <= 0:
+  /// expectedAcceptedTokens(mtpDrafts, 0.75).
+  double meanAcceptedTokens = 0;
+  int64_t waveInterval = 32; // I, in decode rounds (>= 1)
+  WaveClock waveClock = WaveClock::SinceLastWave;
+  int64_t admitEarlyAt = 0;  // waiting turns that start a wave early; 0 = off
+  int64_t maxWaveTokens = 0; // new tokens per wave; 0 = no limit
+  bool splitPrefill = true;  // sqrt rule + LPT; false: one micro-batch
+  int64_t maxMicroBatchTokens = 0; // 0 = no limit
+  DecodePartitioning decodePartitioning = DecodePartitioning::KvBalanced;
+  PrefillWeight weight; // alpha, beta, gamma of the partitioner
+  int64_t pageTokens = 64;
+  int64_t kvPages = 0; // pages of the instance's KV cache (> 0)
+};
+
+/// Problems with a policy; empty when valid.
+std::string checkSchedulerPolicy(const SchedulerPolicy &p);
+
+/// A turn ready to be scheduled on this instance.
+struct TurnArrival {
+  int64_t task = 0;
+  int64_t turn = 0;
+  double time = 0;                 // when it became ready (ordering only)
+  const AgentTurn *data = nullptr; // the recorded turn (outlives the run)
+  bool lastTurn = false;           // free the task's KV after this turn
+  bool prefilled = false;          // DecodeOnly: its KV came with it
+};
+
+enum class StepKind { Idle, Wave, Decode };
+
+/// One scheduling decision. Request ids are assigned in arrival order.
+struct Decision {
+  StepKind kind = StepKind::Idle;
+  bool flush = false;         // drain the pipeline before this step
+  bool repartitioned = false; // the decode micro-batches were recomputed
+  /// Request ids per micro-batch: K for a wave, P for a decode round (a
+  /// decode micro-batch may be empty when fewer requests than stages).
+  std::vector<std::vector<int64_t>> microBatches;
+  std::vector<PrefillBatch> prefill; // per micro-batch of a wave
+  std::vector<DecodeBatch> decode;   // per micro-batch of a decode round
+  std::vector<int64_t> evictedTasks; // idle prefixes dropped for this step
+  std::vector<int64_t> preempted;    // requests sent back to the queue
+  int64_t freePages = 0;             // after this step's allocations
+
+  bool operator==(const Decision &o) const;
+};
+
+/// A turn that finished its work on this instance in the last step: its
+/// output is complete (or, on a PrefillOnly instance, its prefill is done).
+struct StepCompletion {
+  int64_t request = 0;
+  int64_t microBatch = 0;
+};
+
+/// Counters of a run.
+struct SchedulerCounters {
+  int64_t waves = 0;
+  int64_t prefillMicroBatches = 0;
+  int64_t decodeRounds = 0;
+  int64_t repartitions = 0;
+  int64_t flushes = 0;
+  int64_t preemptions = 0;
+  int64_t evictions = 0;
+  int64_t promptTokens = 0;  // prompt tokens of admitted turns
+  int64_t prefillTokens = 0; // tokens actually prefilled (incl. recompute)
+  int64_t peakPagesUsed = 0;
+};
+
+class WaveScheduler {
+public:
+  /// The policy must pass checkSchedulerPolicy (the caller checks).
+  explicit WaveScheduler(SchedulerPolicy policy);
+
+  /// A turn became ready. Takes effect at the next decide().
+  void arrive(const TurnArrival &arrival);
+
+  /// The next step. Idle when there is nothing to do (or after an error).
+  const Decision &decide();
+
+  /// The step decided last has run. Returns the turns it finished.
+  const std::vector<StepCompletion> &complete();
+
+  /// Set when a turn can never fit the instance's KV cache.
+  const std::string &error() const { return failure; }
+
+  struct RequestInfo {
+    int64_t task = 0, turn = 0;
+    int64_t generated = 0; // output tokens so far
+    int64_t context = 0;   // tokens in the sequence (prompt + generated)
+  };
+  RequestInfo request(int64_t id) const;
+  const SchedulerCounters &counters() const { return stats; }
+  int64_t decodingRequests() const { return decoding; }
+  int64_t waitingRequests() const { return int64_t(waiting.size()); }
+  bool idle() const {
+    return decoding == 0 && waiting.empty() && inbox.empty();
+  }
+  int64_t freePages() const { return free; }
+
+private:
+  enum class State { Waiting, Decoding, Done };
+  struct Request {
+    int64_t task = 0, turn = 0;
+    const AgentTurn *data = nullptr;
+    bool lastTurn = false;
+    int64_t cached = 0;    // prompt tokens reused from the kept prefix
+    int64_t fresh = 0;     // tokens the next prefill computes
+    int64_t generated = 0; // output tokens so far
+    int64_t steps = 0;     // decode steps so far
+    int64_t pages = 0;     // pages held
+    int64_t admitted = -1; // admission order, for preemption
+    int64_t bucket = -1;
+    State state = State::Waiting;
+    int64_t context() const { return data->promptTokens() + generated; }
+  };
+  struct KeptPrefix {
+    int64_t tokens = 0;
+    int64_t pages = 0;
+    int64_t lastUse = 0;
+  };
+
+  int64_t pagesFor(int64_t tokens) const;
+  int64_t stepTokens() const { return 1 + policy.mtpDrafts; }
+  void take(int64_t pages);
+  void release(int64_t pages);
+  void acceptArrivals();
+  bool evictIdlePrefix();
+  bool dropWaitingPrefix(int64_t except);
+  bool reserveForAdmission(int64_t id, bool mayDropWaiting);
+  bool waveDue() const;
+  bool buildWave();
+  void joinArrived(); // DecodeOnly
+  void joinDecoding(int64_t id);
+  void ensureGrowth();
+  void preempt(int64_t id);
+  void repartition();
+  void fillDecodeBatches();
+  void finishRequest(int64_t id);
+  int64_t emitted(const Request &r) const;
+
+  SchedulerPolicy policy;
+  double meanAccepted = 1;
+  std::vector<Request> requests;
+  std::vector<TurnArrival> inbox;
+  std::deque<int64_t> waiting;
+  std::vector<std::vector<int64_t>> buckets; // decode micro-batches
+  std::map<int64_t, KeptPrefix> kept;        // by task
+  int64_t decoding = 0;
+  int64_t free = 0;
+  int64_t admissions = 0;
+  int64_t useClock = 0;
+  int64_t roundsOnClock = 0;
+  bool membershipChanged = false;
+  Decision decision;
+  std::vector<StepCompletion> completions;
+  SchedulerCounters stats;
+  std::string failure;
+};
+
+} // namespace plexus::serving
+
+#endif // PLEXUS_PASSES_SERVING_WAVESCHEDULER_H
