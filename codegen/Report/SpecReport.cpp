@@ -333,8 +333,9 @@ static void printPrediction(const json &job, std::ostream &os) {
       os << "           ... " << mbs.size() - kShown
          << " more micro-batches (--report=json lists them)\n";
   }
+  // The train pipeline simulates every plan it reports.
   os << "  step     ";
-  if (job.contains("predicted_step_time_s")) {
+  {
     os << "predicted "
        << secondsText(job["predicted_step_time_s"].get<double>())
        << " (planned " << secondsText(job["planned_step_time_s"].get<double>())
@@ -356,14 +357,8 @@ static void printPrediction(const json &job, std::ostream &os) {
        << secondsText(split["compute_s"].get<double>()) << ", communication "
        << secondsText(split["communication_s"].get<double>()) << ", bubble "
        << secondsText(split["bubble_s"].get<double>()) << "\n";
-  } else {
-    os << "planned " << secondsText(job["planned_step_time_s"].get<double>())
-       << "; not simulated: " << job["not_simulated"].get<std::string>()
-       << "\n";
   }
-  os << "  baselines (step time"
-     << (job.contains("predicted_step_time_s") ? ", predicted)\n"
-                                               : ", planned)\n");
+  os << "  baselines (step time, predicted)\n";
   for (const auto &[name, b] : job["baselines"].items()) {
     char padded[40];
     std::snprintf(padded, sizeof(padded), "%-22s", name.c_str());

@@ -30,7 +30,8 @@ namespace plexus::train {
 struct PipelineOptions {
   /// Write a Chrome trace of the first train job's primary plan (step 0).
   std::string tracePath;
-  /// Jobs with more ranks are planned and reported but not simulated.
+  /// Jobs with more ranks are neither planned nor simulated (the report
+  /// says why): planning costs every group's collectives on the fabric.
   int64_t maxSimulatedRanks = 4096;
   /// Called with a line of progress once planning has run for a second.
   std::function<void(const std::string &)> progress;
@@ -62,7 +63,7 @@ struct TrainPrediction {
   double solverSeconds = 0;     ///< wall time of the planner, all steps
   PlanOutcome primary;
   std::vector<PlanOutcome> baselines;
-  std::string notSimulated; ///< why the plans were not simulated, if so
+  std::string notSimulated; ///< why the job was not planned, if so
 };
 
 /// The plan of a job's own strategy for one batch: its static layout; with
