@@ -169,10 +169,15 @@ Status afterFinalize(const std::string &at) {
 }
 } // namespace
 
-Status MpiComm::doAllToAll(const Group &group, int, const void *in, void *out,
-                           int64_t count, DType dtype) {
-  const std::string at = where("all_to_all", group);
-  if (state->finalized)
+namespace {
+/// What all-to-all and all-gather share: `count` elements per block, one
+/// block per member. A group of one copies its block; otherwise `exchange`
+/// runs the MPI call on the group's communicator.
+template <typename CommState, typename Exchange>
+Status equalBlocks(CommState &state, const Group &group, const std::string &at,
+                   const void *in, void *out, int64_t count, DType dtype,
+                   const char *call, Exchange exchange) {
+  if (state.finalized)
     return afterFinalize(at);
   const int64_t n = static_cast<int64_t>(group.size());
   if (n == 1) {
@@ -182,33 +187,29 @@ Status MpiComm::doAllToAll(const Group &group, int, const void *in, void *out,
   }
   int c = 0, total = 0;
   PLXRT_TRY(toInt(count, at, c));
-  PLXRT_TRY(toInt(count * n, at, total));
+  PLXRT_TRY(toInt(count * n, at, total)); // the whole buffer must fit an int
   MPI_Comm comm = MPI_COMM_NULL;
-  PLXRT_TRY(state->communicatorFor(group, at, comm));
-  return checkMpi(
-      MPI_Alltoall(in, c, mpiType(dtype), out, c, mpiType(dtype), comm), at,
-      "MPI_Alltoall");
+  PLXRT_TRY(state.communicatorFor(group, at, comm));
+  return checkMpi(exchange(c, comm), at, call);
+}
+} // namespace
+
+Status MpiComm::doAllToAll(const Group &group, int, const void *in, void *out,
+                           int64_t count, DType dtype) {
+  return equalBlocks(*state, group, where("all_to_all", group), in, out, count,
+                     dtype, "MPI_Alltoall", [&](int c, MPI_Comm comm) {
+                       return MPI_Alltoall(in, c, mpiType(dtype), out, c,
+                                           mpiType(dtype), comm);
+                     });
 }
 
 Status MpiComm::doAllGather(const Group &group, int, const void *in, void *out,
                             int64_t count, DType dtype) {
-  const std::string at = where("all_gather", group);
-  if (state->finalized)
-    return afterFinalize(at);
-  const int64_t n = static_cast<int64_t>(group.size());
-  if (n == 1) {
-    if (count)
-      std::memcpy(out, in, static_cast<size_t>(count * bytesOf(dtype)));
-    return Status::success();
-  }
-  int c = 0, total = 0;
-  PLXRT_TRY(toInt(count, at, c));
-  PLXRT_TRY(toInt(count * n, at, total));
-  MPI_Comm comm = MPI_COMM_NULL;
-  PLXRT_TRY(state->communicatorFor(group, at, comm));
-  return checkMpi(
-      MPI_Allgather(in, c, mpiType(dtype), out, c, mpiType(dtype), comm), at,
-      "MPI_Allgather");
+  return equalBlocks(*state, group, where("all_gather", group), in, out, count,
+                     dtype, "MPI_Allgather", [&](int c, MPI_Comm comm) {
+                       return MPI_Allgather(in, c, mpiType(dtype), out, c,
+                                            mpiType(dtype), comm);
+                     });
 }
 
 Status MpiComm::doReduceScatter(const Group &group, int, const void *in,

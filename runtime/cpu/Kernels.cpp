@@ -171,9 +171,11 @@ void scatterHead(const T *src, int64_t first, int64_t rows, int64_t heads,
 
 } // namespace
 
-template <typename T>
-void matmul(const T *a, bool transA, const T *b, bool transB, T *c, int64_t m,
-            int64_t n, int64_t k, bool accumulate) {
+/// C (+)= op(A) op(B): transposed operands are packed row-major first, then
+/// `gemm` accumulates (the AVX2 or the portable kernel; same bits).
+template <typename T, typename Gemm>
+void matmulWith(Gemm gemm, const T *a, bool transA, const T *b, bool transB,
+                T *c, int64_t m, int64_t n, int64_t k, bool accumulate) {
   if (!accumulate)
     std::fill(c, c + m * n, T(0));
   if (m == 0 || n == 0 || k == 0)
@@ -187,26 +189,23 @@ void matmul(const T *a, bool transA, const T *b, bool transB, T *c, int64_t m,
     transposeInto(b, n, k, packedB);
     b = packedB.data();
   }
-  gemmAccumulate(a, b, c, m, n, k);
+  gemm(a, b, c, m, n, k);
+}
+
+template <typename T>
+void matmul(const T *a, bool transA, const T *b, bool transB, T *c, int64_t m,
+            int64_t n, int64_t k, bool accumulate) {
+  matmulWith([](const T *x, const T *y, T *z, int64_t mm, int64_t nn,
+                int64_t kk) { gemmAccumulate(x, y, z, mm, nn, kk); },
+             a, transA, b, transB, c, m, n, k, accumulate);
 }
 
 template <typename T>
 void matmulPortable(const T *a, bool transA, const T *b, bool transB, T *c,
                     int64_t m, int64_t n, int64_t k, bool accumulate) {
-  if (!accumulate)
-    std::fill(c, c + m * n, T(0));
-  if (m == 0 || n == 0 || k == 0)
-    return;
-  std::vector<T> packedA, packedB;
-  if (transA) {
-    transposeInto(a, k, m, packedA);
-    a = packedA.data();
-  }
-  if (transB) {
-    transposeInto(b, n, k, packedB);
-    b = packedB.data();
-  }
-  gemmPortable(a, b, c, m, n, k);
+  matmulWith([](const T *x, const T *y, T *z, int64_t mm, int64_t nn,
+                int64_t kk) { gemmPortable(x, y, z, mm, nn, kk); },
+             a, transA, b, transB, c, m, n, k, accumulate);
 }
 
 template <typename T>
