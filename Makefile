@@ -31,6 +31,7 @@ bench: build
 	$(BUILD_DIR)/bin/bench-railx
 	$(BUILD_DIR)/bin/bench-calibration bench/calibration/specs
 	$(BUILD_DIR)/bin/bench-flexsp
+	$(BUILD_DIR)/bin/bench-dpp
 
 clean:
 	rm -rf $(BUILD_DIR)

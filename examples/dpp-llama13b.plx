@@ -26,7 +26,9 @@ fabric a800_32 {
   topology = fat_tree {
     radix = 8;
     tiers = 2;
-    link = 400 Gb/s;
+    // 400 Gb/s of InfiniBand per node for its 8 GPUs, 50 Gb/s per chip's
+    // port, as for FlexSP's cluster (docs/dpp.md).
+    link = 50 Gb/s;
   };
 }
 

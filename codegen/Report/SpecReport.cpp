@@ -297,10 +297,42 @@ static void printPrediction(const json &job, std::ostream &os) {
   const json &plan = job["plan"];
   os << "  plan     " << plan["strategy"].get<std::string>() << ": "
      << layoutText(plan["layout"]) << ", ZeRO-" << plan["zero"].get<int64_t>()
-     << ", " << plan["microbatches"].get<int64_t>()
-     << (plan["microbatches"].get<int64_t>() == 1 ? " micro-batch"
-                                                  : " micro-batches")
-     << " (step 0)\n";
+     << ", ";
+  if (plan.contains("pipelines")) {
+    const int64_t n = plan["pipelines"].get<int64_t>();
+    os << n << (n == 1 ? " 1F1B pipeline" : " 1F1B pipelines") << " of "
+       << plan["chunks"].get<int64_t>() << " chunks (step 0)\n";
+  } else {
+    os << plan["microbatches"].get<int64_t>()
+       << (plan["microbatches"].get<int64_t>() == 1 ? " micro-batch"
+                                                    : " micro-batches")
+       << " (step 0)\n";
+  }
+  // Each pipeline of step 0: its chunks by kind, its longest sequence's
+  // chunk count and the layers it recomputes.
+  if (job.contains("pipelines")) {
+    const json &pipes = job["pipelines"];
+    for (size_t i = 0; i < pipes.size(); ++i) {
+      int64_t kinds[3] = {0, 0, 0}; // packed, split, hybrid
+      for (const json &c : pipes[i]["chunks"]) {
+        const std::string kind = c["kind"].get<std::string>();
+        ++kinds[kind == "packed" ? 0 : kind == "split" ? 1 : 2];
+      }
+      int64_t recomputed = 0;
+      for (const json &stage : pipes[i]["checkpoint_layers"])
+        for (const json &l : stage)
+          recomputed += l.get<int64_t>();
+      char bubble[32];
+      std::snprintf(bubble, sizeof(bubble), "%.1f %%",
+                    100 * pipes[i]["planned_bubble_ratio"].get<double>());
+      os << "           pipeline " << i << ": " << pipes[i]["chunks"].size()
+         << " chunks (" << kinds[0] << " packed, " << kinds[1] << " split, "
+         << kinds[2] << " hybrid), " << recomputed
+         << " layer recomputes, planned "
+         << secondsText(pipes[i]["planned_time_s"].get<double>()) << " with "
+         << bubble << " bubble\n";
+    }
+  }
   // The groups of each micro-batch of step 0, e.g. <32, 8x4>: one degree
   // per group, repeats counted.
   if (job.contains("microbatches")) {
@@ -354,9 +386,20 @@ static void printPrediction(const json &job, std::ostream &os) {
        << " on the busiest rank\n";
     const json &split = job["time_split"];
     os << "           per rank: compute "
-       << secondsText(split["compute_s"].get<double>()) << ", communication "
+       << secondsText(split["compute_s"].get<double>());
+    if (split.contains("recompute_s") && split["recompute_s"].get<double>() > 0)
+      os << " (recompute " << secondsText(split["recompute_s"].get<double>())
+         << ")";
+    os << ", communication "
        << secondsText(split["communication_s"].get<double>()) << ", bubble "
-       << secondsText(split["bubble_s"].get<double>()) << "\n";
+       << secondsText(split["bubble_s"].get<double>());
+    if (job.contains("bubble_ratio")) {
+      char ratio[32];
+      std::snprintf(ratio, sizeof(ratio), "%.1f %%",
+                    100 * job["bubble_ratio"].get<double>());
+      os << " (" << ratio << ")";
+    }
+    os << "\n";
   }
   os << "  baselines (step time, predicted)\n";
   for (const auto &[name, b] : job["baselines"].items()) {

@@ -20,6 +20,7 @@
 #define PLEXUS_PASSES_BASELINES_STEPPLANNERS_H
 
 #include "passes/Baselines/StaticSp.h"
+#include "passes/Lower/PipelinePlan.h"
 #include "passes/Lower/StepLowering.h"
 #include "passes/Simulate/EventSimulator.h"
 
@@ -68,11 +69,16 @@ struct NamedPlan {
   lower::GroupLayout layout;
   lower::TrainModel model; ///< what the plan was costed with (its ZeRO)
   std::optional<lower::StepPlan> plan;
+  /// Set instead of `plan` by the dynamic pipeline planner
+  /// (passes/Train/DppPlanning.h): 1F1B pipelines of chunks.
+  std::optional<lower::PipelinedStepPlan> pipelined;
   std::string error;
   /// Wall-clock seconds a solver spent on the plan (FlexSP's MILPs):
   /// reported, never used; 0 for the static planners.
   double solverSeconds = 0;
-  bool ok() const { return plan.has_value(); }
+  bool ok() const { return plan.has_value() || pipelined.has_value(); }
+  /// The planner's modelled step time (a plan must be set).
+  double seconds() const { return plan ? plan->seconds : pipelined->seconds; }
 };
 
 /// The name reports use for a static layout: static-sp-<d> when only

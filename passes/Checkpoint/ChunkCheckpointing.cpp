@@ -7,10 +7,12 @@
 #include "passes/Solver/CbcSupport.h"
 
 #include <coin/Cbc_C_Interface.h>
+#include <coin/Clp_C_Interface.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -43,16 +45,27 @@ struct Window {
 
 std::vector<Window> allWindows(const CheckpointProblem &p) {
   std::vector<Window> out;
-  for (int64_t s = 0; s < p.stages; ++s)
-    for (std::vector<int64_t> &w :
-         inFlightWindows(p.stageOrders[static_cast<size_t>(s)])) {
+  for (int64_t s = 0; s < p.stages; ++s) {
+    const std::vector<int64_t> &order = p.stageOrders[static_cast<size_t>(s)];
+    std::vector<std::vector<int64_t>> windows = inFlightWindows(order);
+    // The backward that follows each window (inFlightWindows' order):
+    // its working memory, one layer's activations of its chunk, comes on
+    // top of the window while it runs.
+    std::vector<int64_t> next;
+    for (size_t i = 0; i < order.size(); ++i)
+      if (order[i] >= 0 && (i + 1 == order.size() || order[i + 1] < 0))
+        next.push_back(i + 1 < order.size() ? -order[i + 1] - 1 : -1);
+    for (size_t i = 0; i < windows.size(); ++i) {
       Window win;
       win.stage = s;
-      for (int64_t k : w)
+      for (int64_t k : windows[i])
         win.baseMB += p.baseMB[static_cast<size_t>(s)][static_cast<size_t>(k)];
-      win.chunks = std::move(w);
+      if (p.backwardWorkingMemory && i < next.size() && next[i] >= 0)
+        win.baseMB += p.savedMBPerLayer[static_cast<size_t>(next[i])];
+      win.chunks = std::move(windows[i]);
       out.push_back(std::move(win));
     }
+  }
   return out;
 }
 
@@ -139,6 +152,15 @@ CheckpointPlan planOf(const CheckpointProblem &p,
   return plan;
 }
 
+/// Owns a Clp_Simplex.
+struct ClpModelHandle {
+  Clp_Simplex *model = Clp_newModel();
+  ClpModelHandle() = default;
+  ClpModelHandle(const ClpModelHandle &) = delete;
+  ClpModelHandle &operator=(const ClpModelHandle &) = delete;
+  ~ClpModelHandle() { Clp_deleteModel(model); }
+};
+
 /// What CBC returned: the slots (empty when it found nothing) and its stats.
 struct CbcOutcome {
   std::vector<int64_t> slots;
@@ -149,8 +171,9 @@ struct CbcOutcome {
   int64_t nodes = 0, columns = 0, rows = 0;
 };
 
-/// Builds and solves the slot model: as an LP (`integer` false, for the
-/// bound and the rounding start) or as the ILP from `start` (slot values).
+/// Builds and solves the slot model: as an LP with CLP (`integer` false,
+/// for the bound and the rounding start) or as the ILP with CBC from
+/// `start` (slot values).
 CbcOutcome solveSlots(const CheckpointProblem &p,
                       const std::vector<int64_t> &bpos,
                       const std::vector<Window> &binding, bool integer,
@@ -160,74 +183,118 @@ CbcOutcome solveSlots(const CheckpointProblem &p,
   const size_t numSlots = n + static_cast<size_t>(p.stages) - 1;
   const double cap = static_cast<double>(p.layersPerStage);
 
+  // The model is assembled here and handed to the solver at once: adding
+  // rows one by one made CBC re-grow its matrix every time, which cost as
+  // much as the LP solves.
+  std::vector<double> colUpper(numSlots, cap);
+  std::vector<double> objective(numSlots, 1.0);
+  std::vector<std::vector<std::pair<int, double>>> columns(numSlots);
+  std::vector<double> rowLower, rowUpper;
+  const double infinity = std::numeric_limits<double>::infinity();
+  auto addColumn = [&](double upper, double cost) {
+    colUpper.push_back(upper);
+    objective.push_back(cost);
+    columns.emplace_back();
+    return static_cast<int>(columns.size() - 1);
+  };
+  auto addRow = [&](const std::vector<std::pair<int, double>> &terms,
+                    double lower, double upper) {
+    const int row = static_cast<int>(rowLower.size());
+    for (const auto &[col, coef] : terms)
+      columns[static_cast<size_t>(col)].emplace_back(row, coef);
+    rowLower.push_back(lower);
+    rowUpper.push_back(upper);
+  };
+  auto slotCol = [&](int64_t stage, size_t k) {
+    return static_cast<int>(bpos[k] + p.stages - 1 - stage);
+  };
+
+  // The column that stands for x(p, k). Monotone: a continuous column below
+  // its own slot and below x(p - 1, k), hence below the slots of stages
+  // 0..p (stage 0 reads its slot directly): two rows per column instead of
+  // p + 1.
+  std::vector<std::vector<int>> xCol(static_cast<size_t>(p.stages),
+                                     std::vector<int>(n, -1));
+  std::vector<std::pair<int64_t, size_t>> xOf; // (stage, chunk) per x column
+  std::function<int(int64_t, size_t)> columnOf = [&](int64_t stage,
+                                                     size_t k) -> int {
+    if (!options.monotoneAcrossStages || stage == 0)
+      return slotCol(stage, k);
+    int &col = xCol[static_cast<size_t>(stage)][k];
+    if (col < 0) {
+      const int below = columnOf(stage - 1, k);
+      col = addColumn(cap, 0.0);
+      xOf.emplace_back(stage, k);
+      addRow({{col, 1.0}, {below, -1.0}}, -infinity, 0.0);
+      addRow({{col, 1.0}, {slotCol(stage, k), -1.0}}, -infinity, 0.0);
+    }
+    return col;
+  };
+
+  // Memory: sum_k F[k] x(p, k) >= sum_k I_p[k] - budget.
+  std::vector<std::pair<int, double>> terms;
+  for (const Window &w : binding) {
+    terms.clear();
+    for (int64_t k : w.chunks)
+      terms.emplace_back(columnOf(w.stage, static_cast<size_t>(k)),
+                         p.savedMBPerLayer[static_cast<size_t>(k)]);
+    addRow(terms, w.baseMB - p.budgetMB[static_cast<size_t>(w.stage)],
+           infinity);
+  }
+
+  // Compressed sparse columns.
+  const int numCols = static_cast<int>(columns.size());
+  const int numRows = static_cast<int>(rowLower.size());
+  std::vector<CoinBigIndex> colStart{0};
+  std::vector<int> rowIndex;
+  std::vector<double> values;
+  for (const std::vector<std::pair<int, double>> &col : columns) {
+    for (const auto &[row, coef] : col) {
+      rowIndex.push_back(row);
+      values.push_back(coef);
+    }
+    colStart.push_back(static_cast<CoinBigIndex>(rowIndex.size()));
+  }
+  const std::vector<double> colLower(static_cast<size_t>(numCols), 0.0);
+
+  CbcOutcome out;
+  out.columns = numCols;
+  out.rows = numRows;
+  std::lock_guard<std::mutex> lock(solver::cbcSolveMutex());
+  if (!integer) {
+    // The LP with CLP's dual simplex directly (our slack basis is dual
+    // feasible: costs are non-negative); through CBC the same solve took
+    // twice as long.
+    ClpModelHandle lp;
+    Clp_setLogLevel(lp.model, 0);
+    Clp_loadProblem(lp.model, numCols, numRows, colStart.data(),
+                    rowIndex.data(), values.data(), colLower.data(),
+                    colUpper.data(), objective.data(), rowLower.data(),
+                    rowUpper.data());
+    // No time limit: an LP always finishes, and CLP would read the clock at
+    // every iteration to enforce one.
+    Clp_dual(lp.model, 0);
+    if (Clp_isProvenOptimal(lp.model)) {
+      const double *x = Clp_getColSolution(lp.model);
+      out.relaxed.assign(x, x + numSlots);
+      out.lowerBound = Clp_getObjValue(lp.model);
+    }
+    return out;
+  }
+
   solver::CbcModelHandle h;
   Cbc_Model *model = h.model;
   // Our rounded LP solution is the incumbent; the search only has to
   // improve on it (cuts and strong branching cost more than they gain on
   // this covering problem).
   solver::configureDeterministic(model, options.leanSearch);
+  Cbc_loadProblem(model, numCols, numRows, colStart.data(), rowIndex.data(),
+                  values.data(), colLower.data(), colUpper.data(),
+                  objective.data(), rowLower.data(), rowUpper.data());
+  for (size_t t = 0; t < numSlots; ++t)
+    Cbc_setInteger(model, static_cast<int>(t));
 
-  int numCols = 0, numRows = 0;
-  for (size_t t = 0; t < numSlots; ++t) {
-    Cbc_addCol(model, ("c" + std::to_string(t)).c_str(), 0, cap, 1.0,
-               integer ? 1 : 0, 0, nullptr, nullptr);
-    ++numCols;
-  }
-  auto slotCol = [&](int64_t stage, size_t k) {
-    return static_cast<int>(bpos[k] + p.stages - 1 - stage);
-  };
-
-  std::vector<int> cols;
-  std::vector<double> coefs;
-  auto addRow = [&](char sense, double rhs) {
-    Cbc_addRow(model, "", static_cast<int>(cols.size()), cols.data(),
-               coefs.data(), sense, rhs);
-    ++numRows;
-    cols.clear();
-    coefs.clear();
-  };
-
-  // The column that stands for x(p, k). Monotone: a continuous column below
-  // the slots of stages 0..p (stage 0 reads its slot directly).
-  std::vector<std::vector<int>> xCol(static_cast<size_t>(p.stages),
-                                     std::vector<int>(n, -1));
-  std::vector<std::pair<int64_t, size_t>> xOf; // (stage, chunk) per x column
-  auto columnOf = [&](int64_t stage, size_t k) {
-    if (!options.monotoneAcrossStages || stage == 0)
-      return slotCol(stage, k);
-    int &col = xCol[static_cast<size_t>(stage)][k];
-    if (col < 0) {
-      Cbc_addCol(
-          model,
-          ("x" + std::to_string(stage) + "_" + std::to_string(k)).c_str(), 0,
-          cap, 0.0, 0, 0, nullptr, nullptr);
-      col = numCols++;
-      xOf.emplace_back(stage, k);
-      for (int64_t s = 0; s <= stage; ++s) {
-        cols.push_back(col);
-        coefs.push_back(1);
-        cols.push_back(slotCol(s, k));
-        coefs.push_back(-1);
-        addRow('L', 0);
-      }
-    }
-    return col;
-  };
-
-  // Memory: sum_k F[k] x(p, k) >= sum_k I_p[k] - budget.
-  for (const Window &w : binding) {
-    std::vector<std::pair<int, double>> terms;
-    for (int64_t k : w.chunks)
-      terms.emplace_back(columnOf(w.stage, static_cast<size_t>(k)),
-                         p.savedMBPerLayer[static_cast<size_t>(k)]);
-    for (const auto &[col, coef] : terms) {
-      cols.push_back(col);
-      coefs.push_back(coef);
-    }
-    addRow('G', w.baseMB - p.budgetMB[static_cast<size_t>(w.stage)]);
-  }
-
-  if (integer && start.size() == numSlots) {
+  if (start.size() == numSlots) {
     // x(p, k) at the start: the least slot of stages 0..p.
     std::vector<int> idx(static_cast<size_t>(numCols));
     std::vector<double> val(static_cast<size_t>(numCols));
@@ -246,24 +313,12 @@ CbcOutcome solveSlots(const CheckpointProblem &p,
   }
   if (options.timeLimitSeconds > 0)
     Cbc_setMaximumSeconds(model, options.timeLimitSeconds);
-  if (integer && options.nodeLimit > 0)
+  if (options.nodeLimit > 0)
     Cbc_setMaximumNodes(model, static_cast<int>(options.nodeLimit));
-  if (integer && options.relativeGap > 0)
+  if (options.relativeGap > 0)
     Cbc_setAllowableFractionGap(model, options.relativeGap);
 
-  CbcOutcome out;
-  out.columns = numCols;
-  out.rows = numRows;
-  std::lock_guard<std::mutex> lock(solver::cbcSolveMutex());
   Cbc_solve(model);
-  if (!integer) {
-    if (Cbc_isProvenOptimal(model)) {
-      const double *x = Cbc_getColSolution(model);
-      out.relaxed.assign(x, x + numSlots);
-      out.lowerBound = Cbc_getObjValue(model);
-    }
-    return out;
-  }
   if (const double *x = Cbc_bestSolution(model)) {
     out.slots.resize(numSlots);
     for (size_t t = 0; t < numSlots; ++t)
@@ -277,6 +332,103 @@ CbcOutcome solveSlots(const CheckpointProblem &p,
   return out;
 }
 
+/// The MB of every binding window under slot values that change one at a
+/// time: lowering a slot touches only the (stage, chunk) pairs it caps and
+/// the windows that hold them, so a trial costs a few windows, not all.
+class SlotMemory {
+public:
+  SlotMemory(const CheckpointProblem &p, const std::vector<int64_t> &bpos,
+             const std::vector<Window> &binding, std::vector<int64_t> slots,
+             bool monotone)
+      : p_(p), bpos_(bpos), binding_(binding), monotone_(monotone),
+        slots_(std::move(slots)),
+        layers_(layersFromSlots(p, bpos, slots_, monotone)),
+        mb_(binding.size(), 0), windowsOf_(static_cast<size_t>(p.stages)),
+        chunkAt_(bpos.size(), 0) {
+    const size_t n = bpos.size();
+    for (size_t k = 0; k < n; ++k)
+      chunkAt_[static_cast<size_t>(bpos[k])] = static_cast<int64_t>(k);
+    for (std::vector<std::vector<size_t>> &row : windowsOf_)
+      row.assign(n, {});
+    for (size_t w = 0; w < binding.size(); ++w) {
+      for (int64_t k : binding[w].chunks)
+        windowsOf_[static_cast<size_t>(binding[w].stage)]
+                  [static_cast<size_t>(k)]
+                      .push_back(w);
+      mb_[w] = windowMB(p, binding[w], layers_);
+    }
+  }
+
+  const std::vector<int64_t> &slots() const { return slots_; }
+
+  bool allFit() const {
+    for (size_t w = 0; w < binding_.size(); ++w)
+      if (!fitsBudget(mb_[w], budget(w)))
+        return false;
+    return true;
+  }
+
+  /// Lowers slot t by one when every window still fits; else leaves it.
+  bool tryLower(size_t t) {
+    if (slots_[t] <= 0)
+      return false;
+    --slots_[t];
+    touched_.clear();
+    update(t);
+    bool fits = true;
+    for (size_t w : touched_)
+      fits = fits && fitsBudget(mb_[w], budget(w));
+    if (!fits) {
+      ++slots_[t];
+      touched_.clear();
+      update(t);
+    }
+    return fits;
+  }
+
+private:
+  double budget(size_t w) const {
+    return p_.budgetMB[static_cast<size_t>(binding_[w].stage)];
+  }
+
+  /// Re-derives the layers of the chunks slot t caps and the MB of the
+  /// windows holding a (stage, chunk) whose layers changed.
+  void update(size_t t) {
+    const int64_t n = static_cast<int64_t>(bpos_.size());
+    for (int64_t s = 0; s < p_.stages; ++s) {
+      const int64_t b = static_cast<int64_t>(t) - (p_.stages - 1 - s);
+      if (b < 0 || b >= n)
+        continue;
+      const size_t k = static_cast<size_t>(chunkAt_[static_cast<size_t>(b)]);
+      int64_t cap = std::numeric_limits<int64_t>::max();
+      for (int64_t q = 0; q < p_.stages; ++q) {
+        const int64_t slot =
+            slots_[static_cast<size_t>(bpos_[k] + p_.stages - 1 - q)];
+        cap = monotone_ ? std::min(cap, slot) : slot;
+        int64_t &l = layers_[static_cast<size_t>(q)][k];
+        if (l == cap)
+          continue;
+        l = cap;
+        for (size_t w : windowsOf_[static_cast<size_t>(q)][k]) {
+          mb_[w] = windowMB(p_, binding_[w], layers_);
+          touched_.push_back(w);
+        }
+      }
+    }
+  }
+
+  const CheckpointProblem &p_;
+  const std::vector<int64_t> &bpos_;
+  const std::vector<Window> &binding_;
+  bool monotone_;
+  std::vector<int64_t> slots_;
+  std::vector<std::vector<int64_t>> layers_;
+  std::vector<double> mb_;                                  // per window
+  std::vector<std::vector<std::vector<size_t>>> windowsOf_; // [stage][chunk]
+  std::vector<int64_t> chunkAt_; // the chunk at each backward position
+  std::vector<size_t> touched_;
+};
+
 /// The LP solution rounded up, then each slot lowered as far as memory
 /// allows, the slots rounded up most first (ties: earlier slot). nullopt
 /// when the rounded solution does not fit (it always should).
@@ -289,13 +441,6 @@ roundRelaxation(const CheckpointProblem &p, const std::vector<int64_t> &bpos,
     slots[t] =
         std::clamp<int64_t>(static_cast<int64_t>(std::ceil(relaxed[t] - 1e-6)),
                             0, p.layersPerStage);
-  auto fits = [&] {
-    return firstOverflow(p, binding, layersFromSlots(p, bpos, slots, monotone),
-                         "")
-        .empty();
-  };
-  if (!fits())
-    return std::nullopt;
   std::vector<size_t> order(slots.size());
   for (size_t t = 0; t < order.size(); ++t)
     order[t] = t;
@@ -303,15 +448,13 @@ roundRelaxation(const CheckpointProblem &p, const std::vector<int64_t> &bpos,
     return static_cast<double>(slots[a]) - relaxed[a] >
            static_cast<double>(slots[b]) - relaxed[b];
   });
+  SlotMemory memory(p, bpos, binding, std::move(slots), monotone);
+  if (!memory.allFit())
+    return std::nullopt;
   for (size_t t : order)
-    while (slots[t] > 0) {
-      --slots[t];
-      if (!fits()) {
-        ++slots[t];
-        break;
-      }
+    while (memory.tryLower(t)) {
     }
-  return slots;
+  return memory.slots();
 }
 
 } // namespace
@@ -593,7 +736,10 @@ Result<CheckpointPlan> planCheckpointing(const CheckpointProblem &p,
   cbc.rows = lp.rows;
   const double gap = (static_cast<double>(plan.recomputeLayers) - bound) /
                      std::max(1.0, static_cast<double>(plan.recomputeLayers));
-  if (lp.relaxed.empty() || gap > options.relativeGap) {
+  if (!options.branchAndBound && !lp.relaxed.empty()) {
+    // The search's costing: the start as it is, with the LP's bound.
+    cbc.provenOptimal = gap <= options.relativeGap;
+  } else if (lp.relaxed.empty() || gap > options.relativeGap) {
     cbc = solveSlots(p, bpos, binding, true, start, options);
     if (!cbc.slots.empty()) {
       std::vector<std::vector<int64_t>> layers =

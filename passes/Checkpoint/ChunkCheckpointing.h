@@ -50,13 +50,36 @@
 //    (CheckpointOptions::leanSearch): with its defaults one 91-chunk solve
 //    took 2.8 s, and its heuristics and its "mini branch-and-bound" for
 //    small models ignore the node limit, so solves ran into the time
-//    limit. Lean, planning a 512-sequence Wikipedia batch (13B, 4 stages,
-//    K = 1..16, tens of ILPs) took 4-9 s on two cores, the longest ILP
-//    about 1.3 s at the node limit. Gap and node limits end the search
-//    deterministically; the time limit is a safety net and the result says
-//    when it was reached. CBC is not thread-safe, so solves are serialised
-//    process-wide (a lock of this library's own: solves of
-//    passes/AdaptiveSP must not run concurrently with these).
+//    limit. Gap and node limits end the search deterministically; the time
+//    limit is a safety net and the result says when it was reached. CBC is
+//    not thread-safe, so solves are serialised process-wide (a lock of this
+//    library's own: solves of passes/AdaptiveSP must not run concurrently
+//    with these).
+//  - What the solve costs, and what we do about it. Measured on two cores
+//    planning 512-sequence GitHub-like batches (13B, 4 stages, K = 1..16):
+//    at 40 GB a plan took 9 s, at 24 GB 150-250 s, nearly all of it in
+//    branch and bound that ran to the 2000-node limit and improved the
+//    rounded start by one or two layers in a hundred (it never moved the
+//    LP bound: without cuts the bound is the LP's). Hence:
+//    CheckpointOptions::branchAndBound = false stops after the LP and
+//    returns the incumbent with the LP bound - what the DPP planner uses
+//    to cost its many candidate pipelines, solving only the chosen ones to
+//    the gap. The LP goes to CLP's dual simplex directly (through CBC the
+//    same solve took twice as long; it runs without a time limit, as an LP
+//    always ends), in one piece (row by row, CBC re-grew its matrix each
+//    time, as dear as the LP itself). The monotone columns are chained,
+//    x(p, k) <= x(p - 1, k) and x(p, k) <= its slot, two rows each instead
+//    of p + 1 (the same feasible slots). And the rounding re-checks only
+//    the windows holding a (stage, chunk) whose layers a lowered slot
+//    changes, not every window.
+//  - A backward needs working memory: recomputing a checkpointed layer
+//    brings its activations back for the time of its backward. With
+//    CheckpointProblem::backwardWorkingMemory, each window is charged, on
+//    top of its chunks, one layer's saving F[k] of the chunk whose
+//    backward follows it (whether or not that chunk is checkpointed: the
+//    gradients of a layer's activations take about as much), so that a
+//    plan that fits here fits the lowering's op-by-op memory. Off by
+//    default, as in the reference's Eq. 18.
 //  - Checkpointing a layer must save memory (F[k] > 0 for every chunk); a
 //    model where it does not is an error, not a silent zero.
 //  - Uniform: the least per-layer count that fits every window, unless
@@ -87,6 +110,8 @@ struct CheckpointProblem {
   std::vector<double> savedMBPerLayer;     // [chunk]: F[k] > 0
   std::vector<double> budgetMB;            // [stage]: G - M_ms(p)
   double layerForwardMs = 0;               // F^: one layer's forward
+  /// Charge each window one layer of the following backward's chunk.
+  bool backwardWorkingMemory = false;
 };
 
 /// Builds the problem from chunk footprints: I and F from `model`, budgets
@@ -144,6 +169,11 @@ struct CheckpointOptions {
   bool leanSearch = true;
   /// Uniform only: the layer count; -1 = the least that fits.
   int64_t uniformLayers = -1;
+  /// Adaptive only. false: stop after the LP - the plan is the better of
+  /// the rounded LP solution and the uniform one, lowerBoundLayers the LP
+  /// bound, and CBC's branch and bound does not run (how the DPP planner
+  /// costs its many candidate pipelines).
+  bool branchAndBound = true;
 };
 
 /// One pipeline's checkpointing.
@@ -155,7 +185,7 @@ struct CheckpointPlan {
   double recomputeMs = 0;                   // layerForwardMs * that (Eq. 17)
   std::vector<double> peakMB;               // [stage]: largest window's MB
   // The adaptive solve (zero or false otherwise):
-  double lowerBoundLayers = 0; // the bound CBC proved
+  double lowerBoundLayers = 0; // proved: by CBC, or the LP's without B&B
   bool solvedByCbc = false;    // false: no window needed checkpointing
   bool provenOptimal = false;  // within CBC's gap
   bool fromWarmStart = false;  // CBC improved neither start (LP rounding,

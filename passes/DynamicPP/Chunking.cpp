@@ -1,13 +1,14 @@
 //===- Chunking.cpp - DPP's workload-balanced chunking --------------------===//
 //
-// The equal-time mesh and Alg. 1's best-fit-decreasing packing. See
-// Chunking.h.
+// The equal-time mesh and Alg. 1's best-fit-decreasing packing, and the
+// baselines' even-token slicing and first-fit packing. See Chunking.h.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/DynamicPP/Chunking.h"
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <numeric>
 
@@ -27,6 +28,52 @@ struct Bucket {
   double timeMs = 0;
   int64_t tokens = 0;
 };
+
+/// Empty when the batch can be chunked; else why not.
+std::string batchProblem(const std::vector<int64_t> &lengths) {
+  if (lengths.empty())
+    return "the batch has no sequences";
+  for (size_t i = 0; i < lengths.size(); ++i)
+    if (lengths[i] < 1)
+      return "sequence " + std::to_string(i) + " has " +
+             std::to_string(lengths[i]) + " tokens; lengths must be positive";
+  return "";
+}
+
+/// Sequence ids by descending length, ties by ascending id.
+std::vector<int64_t> longestFirst(const std::vector<int64_t> &lengths) {
+  std::vector<int64_t> order(lengths.size());
+  std::iota(order.begin(), order.end(), int64_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return lengths[static_cast<size_t>(a)] > lengths[static_cast<size_t>(b)];
+  });
+  return order;
+}
+
+/// The chunks of a chunking: each split sequence's non-tail slices, then
+/// its tail's bucket (a hybrid chunk when it took short sequences, else a
+/// split chunk); then the buckets without a tail as packed chunks. The
+/// first splitChunks.size() buckets are the tails'.
+void emitChunks(std::vector<std::vector<Chunk>> splitChunks,
+                std::vector<Bucket> buckets, Chunking &out) {
+  size_t tailBucket = 0;
+  for (std::vector<Chunk> &own : splitChunks) {
+    Bucket &b = buckets[tailBucket++];
+    for (Chunk &c : own)
+      out.chunks.push_back(std::move(c));
+    Chunk tail;
+    tail.kind = b.pieces.size() > 1 ? ChunkKind::Hybrid : ChunkKind::Split;
+    tail.tail = true;
+    tail.pieces = std::move(b.pieces);
+    out.chunks.push_back(std::move(tail));
+  }
+  for (size_t i = tailBucket; i < buckets.size(); ++i) {
+    Chunk c;
+    c.kind = ChunkKind::Packed;
+    c.pieces = std::move(buckets[i].pieces);
+    out.chunks.push_back(std::move(c));
+  }
+}
 
 } // namespace
 
@@ -107,24 +154,15 @@ Result<Chunking> chunkSequences(const DppModel &model,
                                 int64_t slices,
                                 const ChunkingOptions &options) {
   using R = Result<Chunking>;
-  if (lengths.empty())
-    return R::fail("the batch has no sequences");
-  for (size_t i = 0; i < lengths.size(); ++i)
-    if (lengths[i] < 1)
-      return R::fail("sequence " + std::to_string(i) + " has " +
-                     std::to_string(lengths[i]) +
-                     " tokens; lengths must be positive");
+  if (std::string why = batchProblem(lengths); !why.empty())
+    return R::fail(why);
   const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
   Result<SplitMesh> mesh = splitMesh(model, longest, slices);
   if (!mesh)
     return R::fail(mesh.error);
   const SliceCost cost = stageSliceCost(model);
 
-  std::vector<int64_t> order(lengths.size());
-  std::iota(order.begin(), order.end(), int64_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return lengths[static_cast<size_t>(a)] > lengths[static_cast<size_t>(b)];
-  });
+  const std::vector<int64_t> order = longestFirst(lengths);
 
   Chunking out;
   out.mesh = *mesh;
@@ -211,24 +249,141 @@ Result<Chunking> chunkSequences(const DppModel &model,
   out.timeTargetMs = timeTarget;
 
   // Split sequences with their tails' chunks, then the packed chunks.
-  size_t tailBucket = 0;
-  for (std::vector<Chunk> &own : splitChunks) {
-    Bucket &b = buckets[tailBucket++];
-    for (Chunk &c : own)
-      out.chunks.push_back(std::move(c));
-    Chunk tail;
-    tail.kind = b.pieces.size() > 1 ? ChunkKind::Hybrid : ChunkKind::Split;
-    tail.tail = true;
-    tail.pieces = std::move(b.pieces);
-    out.chunks.push_back(std::move(tail));
-  }
-  for (size_t i = tailBucket; i < buckets.size(); ++i) {
-    Chunk c;
-    c.kind = ChunkKind::Packed;
-    c.pieces = std::move(buckets[i].pieces);
-    out.chunks.push_back(std::move(c));
-  }
+  emitChunks(std::move(splitChunks), std::move(buckets), out);
   return R::ok(std::move(out));
+}
+
+const char *chunkingModeName(ChunkingMode m) {
+  switch (m) {
+  case ChunkingMode::WorkloadBalanced:
+    return "workload-balanced";
+  case ChunkingMode::EvenTokens:
+    return "even-tokens";
+  case ChunkingMode::Packed:
+    return "packed";
+  }
+  return "?";
+}
+
+int64_t evenSliceTokens(int64_t longest, int64_t slices) {
+  if (longest < 1 || slices < 1)
+    return 0;
+  return (longest + slices - 1) / slices;
+}
+
+std::vector<std::pair<int64_t, int64_t>> evenSlices(int64_t length,
+                                                    int64_t sliceTokens) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  if (length < 1)
+    return out;
+  const int64_t count =
+      sliceTokens < 1 ? 1 : (length + sliceTokens - 1) / sliceTokens;
+  const int64_t base = length / count, longer = length % count;
+  int64_t begin = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t end = begin + base + (i < longer ? 1 : 0);
+    out.emplace_back(begin, end);
+    begin = end;
+  }
+  return out;
+}
+
+Result<Chunking> chunkEvenTokens(const DppModel &model,
+                                 const std::vector<int64_t> &lengths,
+                                 int64_t slices) {
+  using R = Result<Chunking>;
+  if (std::string why = batchProblem(lengths); !why.empty())
+    return R::fail(why);
+  if (std::string why = dppModelProblem(model); !why.empty())
+    return R::fail(why);
+  const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
+  if (slices < 1)
+    return R::fail("a sequence is cut into at least one slice");
+  if (longest < slices)
+    return R::fail("a " + std::to_string(longest) + "-token sequence cannot " +
+                   "be cut into " + std::to_string(slices) + " slices");
+  const int64_t capacity = evenSliceTokens(longest, slices);
+  const SliceCost cost = stageSliceCost(model);
+
+  Chunking out;
+  out.mesh.longest = longest;
+  out.mesh.slices = slices;
+  out.mesh.tokenTarget = capacity;
+  for (const auto &[begin, end] : evenSlices(longest, capacity)) {
+    if (begin > 0)
+      out.mesh.boundaries.push_back(begin);
+    out.mesh.timeTargetMs =
+        std::max(out.mesh.timeTargetMs,
+                 cost.chunkMs + pieceWorkMs(cost, begin, end - begin));
+  }
+  out.timeTargetMs = out.mesh.timeTargetMs;
+
+  const std::vector<int64_t> order = longestFirst(lengths);
+  // Split sequences' non-tail slices; bins seeded by their tails, then the
+  // bins short sequences open.
+  std::vector<std::vector<Chunk>> splitChunks;
+  std::vector<Bucket> bins;
+  std::vector<int64_t> shorts;
+  for (int64_t id : order) {
+    const int64_t len = lengths[static_cast<size_t>(id)];
+    const std::vector<std::pair<int64_t, int64_t>> cuts =
+        evenSlices(len, capacity);
+    if (cuts.size() == 1) {
+      shorts.push_back(id);
+      continue;
+    }
+    std::vector<Chunk> own;
+    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+      Chunk c;
+      c.kind = ChunkKind::Split;
+      c.pieces.push_back({id, cuts[i].first, cuts[i].second});
+      own.push_back(std::move(c));
+    }
+    splitChunks.push_back(std::move(own));
+    Bucket b;
+    b.pieces.push_back({id, cuts.back().first, cuts.back().second});
+    b.hasTail = true;
+    b.tokens = cuts.back().second - cuts.back().first;
+    bins.push_back(std::move(b));
+  }
+  out.splitSequences = static_cast<int64_t>(splitChunks.size());
+  for (int64_t id : shorts) {
+    const int64_t s = lengths[static_cast<size_t>(id)];
+    auto fit = std::find_if(bins.begin(), bins.end(), [&](const Bucket &b) {
+      return b.tokens + s <= capacity;
+    });
+    if (fit == bins.end()) {
+      bins.emplace_back();
+      fit = std::prev(bins.end());
+    }
+    fit->pieces.push_back({id, 0, s});
+    fit->tokens += s;
+  }
+  emitChunks(std::move(splitChunks), std::move(bins), out);
+  return R::ok(std::move(out));
+}
+
+Result<Chunking> packSequences(const DppModel &model,
+                               const std::vector<int64_t> &lengths) {
+  return chunkEvenTokens(model, lengths, 1);
+}
+
+Result<Chunking> chunkBatch(const DppModel &model,
+                            const std::vector<int64_t> &lengths, int64_t slices,
+                            ChunkingMode mode, const ChunkingOptions &options) {
+  switch (mode) {
+  case ChunkingMode::WorkloadBalanced:
+    return chunkSequences(model, lengths, slices, options);
+  case ChunkingMode::EvenTokens:
+    return chunkEvenTokens(model, lengths, slices);
+  case ChunkingMode::Packed:
+    if (slices != 1)
+      return Result<Chunking>::fail(
+          "packed chunking splits no sequence: it takes one slice, not " +
+          std::to_string(slices));
+    return packSequences(model, lengths);
+  }
+  return Result<Chunking>::fail("unknown chunking mode");
 }
 
 std::string chunkingViolation(const std::vector<Chunk> &chunks,

@@ -40,6 +40,25 @@
 //  - Two tail slices are never in one chunk: only tails seed buckets, and
 //    a new bucket is opened only for a short sequence.
 //
+// The baselines (ChunkingMode), for the reference's ablation and its
+// token-level and batch-level competitors:
+//  - Even tokens (Seq1F1B-like, "w/o wbc"). The slice length is
+//    T = ceil(longest / K), so K still counts the longest sequence's slices
+//    and the planner searches it as before. A sequence longer than T is cut
+//    into ceil(len / T) slices whose token counts differ by at most one
+//    (the longer ones first) - equal tokens, not equal time, so under
+//    causal attention its later slices cost more. The sequences of at most
+//    T tokens are packed first fit decreasing (longest first, ties by id):
+//    into the first chunk, in creation order, with room for them within T
+//    tokens. The tail slices open the first chunks (longest sequence
+//    first), so a tail with room left is filled with short sequences and
+//    becomes a hybrid chunk: fixed-length packing fills every chunk up to
+//    T, whoever the tokens belong to. Only short sequences join a chunk, so
+//    two tail slices never meet. No time target is used.
+//  - Packed (DAPPLE-like). No sequence is split: even tokens with K = 1,
+//    i.e. chunks of at most the longest sequence's tokens (the least
+//    capacity that holds every sequence whole).
+//
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PASSES_DYNAMICPP_CHUNKING_H
 #define PLEXUS_PASSES_DYNAMICPP_CHUNKING_H
@@ -105,6 +124,55 @@ Result<Chunking> chunkSequences(const DppModel &model,
                                 const std::vector<int64_t> &lengths,
                                 int64_t slices,
                                 const ChunkingOptions &options = {});
+
+/// How a batch becomes chunks: the reference's workload-balanced chunking
+/// (Alg. 1) or one of its two baselines.
+enum class ChunkingMode {
+  /// Alg. 1: cuts of equal time on the longest sequence's mesh, best-fit
+  /// packing against time and token targets (chunkSequences).
+  WorkloadBalanced,
+  /// Token-level slicing as Seq1F1B does it, the reference's "w/o
+  /// workload-balanced chunking": slices of equal tokens, fixed-length
+  /// packing (chunkEvenTokens).
+  EvenTokens,
+  /// Batch-level packing as DAPPLE does it: whole sequences only
+  /// (packSequences).
+  Packed,
+};
+
+/// "workload-balanced", "even-tokens", "packed".
+const char *chunkingModeName(ChunkingMode m);
+
+/// The slice length T of even-token chunking with `slices` slices for the
+/// longest sequence: ceil(longest / slices).
+int64_t evenSliceTokens(int64_t longest, int64_t slices);
+
+/// A sequence of `length` tokens cut into ceil(length / sliceTokens)
+/// slices of equal tokens (the first length mod count slices one token
+/// longer): [begin, end) per slice. One slice when length <= sliceTokens.
+std::vector<std::pair<int64_t, int64_t>> evenSlices(int64_t length,
+                                                    int64_t sliceTokens);
+
+/// Even-token chunking with T = evenSliceTokens(longest, slices): every
+/// sequence longer than T cut by evenSlices, the short ones packed first
+/// fit decreasing into chunks of at most T tokens (see the file comment).
+/// The mesh records the longest sequence's cuts, T as the token target and
+/// its costliest slice as the time target. Errors: as chunkSequences.
+Result<Chunking> chunkEvenTokens(const DppModel &model,
+                                 const std::vector<int64_t> &lengths,
+                                 int64_t slices);
+
+/// Whole sequences packed first fit decreasing into chunks of at most the
+/// longest sequence's tokens: chunkEvenTokens with one slice.
+Result<Chunking> packSequences(const DppModel &model,
+                               const std::vector<int64_t> &lengths);
+
+/// The chunking of `mode` with `slices` slices for the longest sequence
+/// (Packed requires slices = 1). Errors: as the mode's function.
+Result<Chunking> chunkBatch(const DppModel &model,
+                            const std::vector<int64_t> &lengths, int64_t slices,
+                            ChunkingMode mode,
+                            const ChunkingOptions &options = {});
 
 /// Empty when `chunks` is a chunking of the batch: every token of every
 /// sequence in exactly one chunk; a packed chunk holds whole sequences; a

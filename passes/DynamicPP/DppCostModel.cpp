@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/DynamicPP/DppCostModel.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace plexus::dpp {
@@ -94,7 +95,10 @@ double pieceWorkMs(const SliceCost &c, int64_t context, int64_t tokens) {
   return c.quadraticMs * ((ctx + s) * (ctx + s) - ctx * ctx) + c.linearMs * s;
 }
 
-ChunkTimes chunkTimes(const DppModel &m, const Chunk &c) {
+namespace {
+
+/// Forward and backward of a chunk on one stage without the ZeRO floor.
+ChunkTimes workTimes(const DppModel &m, const Chunk &c) {
   const double tokens = static_cast<double>(c.tokens());
   const double compute =
       (m.alpha1 * attentionTokens2(c) + m.alpha2 * tokens) / gpus(m) +
@@ -103,6 +107,15 @@ ChunkTimes chunkTimes(const DppModel &m, const Chunk &c) {
   ChunkTimes t;
   t.forwardMs = m.forwardShare * compute + a2a;
   t.backwardMs = (1.0 - m.forwardShare) * compute + a2a;
+  return t;
+}
+
+} // namespace
+
+ChunkTimes chunkTimes(const DppModel &m, const Chunk &c) {
+  ChunkTimes t = workTimes(m, c);
+  t.forwardMs = std::max(t.forwardMs, m.zeroForwardMs);
+  t.backwardMs = std::max(t.backwardMs, m.zeroBackwardMs);
   return t;
 }
 
@@ -115,7 +128,7 @@ double chunkStageMs(const DppModel &m, const Chunk &c) {
 }
 
 double recomputeMsPerLayer(const DppModel &m, const Chunk &c) {
-  return chunkTimes(m, c).forwardMs * static_cast<double>(m.activation.stages) /
+  return workTimes(m, c).forwardMs * static_cast<double>(m.activation.stages) /
          static_cast<double>(m.activation.layers);
 }
 

@@ -19,6 +19,10 @@
 //    passes/Cost/ProfiledCostModel.h); the forward takes the share f
 //    (forwardShare, 1/3 by default: a backward costs two forwards) and the
 //    backward the rest. The all-to-all is the same in both passes.
+//  - With zeroForwardMs / zeroBackwardMs set, a pass takes at least that
+//    long: ZeRO-3's gathers and reduce-scatters of the stage's parameters
+//    run beside the compute and, for small chunks, outlast it. The
+//    recompute of a layer is charged from the compute alone.
 //  - Bandwidth in GB/s of 10^9 bytes, times in ms; allToAllGBps = 0 (or
 //    d_s = 1) leaves the all-to-all out.
 //  - Eq. 11 prints l / (L d_s) T_fwd; with T_fwd the stage's per-GPU
@@ -54,12 +58,20 @@ struct DppModel {
   double alpha1 = 0; // ms per token^2 (attention), fwd + bwd, 1 GPU
   double alpha2 = 0; // ms per token (everything linear), fwd + bwd, 1 GPU
   double beta1 = 0;  // ms per chunk; each stage pays beta1 / d_p
-  double forwardShare = 1.0 / 3;     // f: the forward's share of compute
-  double allToAllGBps = 0;           // B_all2all(d_s); 0: no all-to-all
-  double allToAllLatencyMs = 0;      // beta_all2all(d_s), per all-to-all
+  double forwardShare = 1.0 / 3; // f: the forward's share of compute
+  double allToAllGBps = 0;       // B_all2all(d_s); 0: no all-to-all
+  double allToAllLatencyMs = 0;  // beta_all2all(d_s), per all-to-all
+  /// ZeRO-3 inside a stage runs on a communication stream beside the
+  /// compute: a chunk's forward gathers the stage's parameters, its
+  /// backward gathers them again and reduce-scatters their gradients, so a
+  /// pass takes at least that long (0: no floor).
+  double zeroForwardMs = 0, zeroBackwardMs = 0;
   double memoryMB = 0;               // G: memory per GPU
   std::vector<double> modelStatesMB; // M_ms(p), one per stage
   bool chargeTailKv = true;          // a tail slice keeps K/V and dK/dV too
+  /// Windows carry the working memory of the backward that follows them
+  /// (ckpt::CheckpointProblem::backwardWorkingMemory).
+  bool backwardWorkingMemory = false;
 };
 
 /// Empty when the model is usable; else the first problem.

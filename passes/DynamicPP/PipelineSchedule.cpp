@@ -234,28 +234,35 @@ Result<Grouping> groupChunkCountClasses(
   std::vector<size_t> from(classes + 1, 0);
   dp[0] = 0;
   for (size_t i = 1; i <= classes; ++i) {
-    // Candidates by ascending bound; ties in cost go to the smaller j, as
-    // in the plain DP that tries j = 0, 1, ... and keeps the first best.
-    std::vector<std::pair<double, size_t>> candidates;
-    for (size_t j = 0; j < i; ++j)
-      if (dp[j] < kInfinity)
-        candidates.emplace_back(
-            dp[j] + (lowerBoundMs ? std::max(0.0, lowerBoundMs(j, i)) : 0.0),
-            j);
-    std::sort(candidates.begin(), candidates.end());
+    // Candidates by ascending bound, re-read after every costing (a bound
+    // may tighten as pipelines are costed); ties in bound and in cost go to
+    // the smaller j, as in the plain DP that tries j = 0, 1, ... and keeps
+    // the first best.
+    std::vector<bool> tried(i, false);
     size_t bestJ = 0;
-    for (const auto &[bound, j] : candidates) {
-      if (bound > dp[i])
+    while (true) {
+      double least = kInfinity;
+      size_t pick = i;
+      for (size_t j = 0; j < i; ++j) {
+        if (tried[j] || !(dp[j] < kInfinity))
+          continue;
+        const double bound =
+            dp[j] + (lowerBoundMs ? std::max(0.0, lowerBoundMs(j, i)) : 0.0);
+        if (bound < least) {
+          least = bound;
+          pick = j;
+        }
+      }
+      if (pick == i || least > dp[i] || (least == dp[i] && pick > bestJ))
         break;
-      if (bound == dp[i] && j > bestJ)
-        continue;
-      const double cost = pipelineCostMs(j, i);
+      tried[pick] = true;
+      const double cost = pipelineCostMs(pick, i);
       if (!(cost < kInfinity))
         continue;
-      const double total = dp[j] + cost;
-      if (total < dp[i] || (total == dp[i] && j < bestJ)) {
+      const double total = dp[pick] + cost;
+      if (total < dp[i] || (total == dp[i] && pick < bestJ)) {
         dp[i] = total;
-        bestJ = j;
+        bestJ = pick;
       }
     }
     from[i] = bestJ;

@@ -108,8 +108,11 @@ struct Grouping {
 /// dp[i] = min_{j < i} dp[j] + pipelineCostMs(j, i), where
 /// pipelineCostMs(j, i) is delta + T_ckpt of one pipeline of classes
 /// [j, i) (+infinity when it cannot run). With `lowerBoundMs` (never above
-/// pipelineCostMs), candidates are tried by ascending dp[j] + bound and
-/// those that cannot win are not costed; the grouping is the same.
+/// pipelineCostMs; +infinity only where the cost is), candidates are tried
+/// by ascending dp[j] + bound and those that cannot win are not costed; the
+/// grouping is the same. The bounds of the candidates not yet tried are
+/// read again after every costing, so a bound may tighten as pipelines are
+/// costed.
 /// Errors: no classes, or no grouping of finite cost.
 Result<Grouping> groupChunkCountClasses(
     size_t classes, const std::function<double(size_t, size_t)> &pipelineCostMs,

@@ -60,6 +60,71 @@ def AdaptiveSpPass : Pass<"plx-adaptive-sp", "::mlir::ModuleOp"> {
   let dependentDialects = ["::plexus::plan::PlanDialect"];
 }
 
+def DynamicPpPass : Pass<"plx-dynamic-pp", "::mlir::ModuleOp"> {
+  let summary = "Plan each training step as dynamic 1F1B pipelines of chunks";
+  let description = [{
+    For every `plx.train`, draws each step's global batch and plans it with
+    dynamic pipeline parallelism (passes/DynamicPP; docs/dpp.md):
+    `sp`-way Ulysses SP with ZeRO-3 inside each stage, world / `sp`
+    stages across nodes. The batch's longest sequence is cut into K slices
+    of equal modelled time and every long sequence on the same mesh; short
+    sequences are packed, best-fit decreasing, into packed chunks or beside
+    a long sequence's tail slice (hybrid chunks); the chunks run longest
+    first through one or more 1F1B pipelines, grouped by the dynamic
+    programme that trades a pipeline's warm-up against checkpointing; K is
+    searched. Adds `plan.step @<job>_step<i>` holding `plan.pipeline` ops
+    of `plan.chunk` ops, and the checkpointing the grouping was planned
+    with as `plan.remat` ops (`plx-checkpoint` can plan it again).
+
+    The cost model is derived from the spec (passes/Train/DppPlanning.h).
+    Options select the pass's baselines: `mode=packed` (batch-level 1F1B:
+    whole sequences only) and `mode=even` (every long sequence cut into
+    slices of equal tokens, Seq1F1B-like); `checkpoint` chooses the
+    checkpointing planned with (`adaptive`: the stage-aware ILP; `none`,
+    `full`, `uniform`). A batch that cannot fit is an error on the job.
+    Needs `plx-instantiate` and `plx-place` first.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", "\"dynamic\"",
+           "dynamic, packed or even">,
+    Option<"checkpoint", "checkpoint", "std::string", "\"adaptive\"",
+           "adaptive, none, full or uniform">,
+    Option<"spDegree", "sp", "int64_t", "0",
+           "Ulysses degree per stage (0: the job's sp, else a node)">,
+    Option<"minSlices", "min-slices", "int64_t", "1",
+           "the least slice count K of the longest sequence searched">,
+    Option<"maxSlices", "max-slices", "int64_t", "16",
+           "the largest slice count K searched">,
+  ];
+  let dependentDialects = ["::plexus::plan::PlanDialect"];
+}
+
+def CheckpointPass : Pass<"plx-checkpoint", "::mlir::ModuleOp"> {
+  let summary = "Plan how many layers each stage recomputes for each chunk";
+  let description = [{
+    For every `plan.step` made of `plan.pipeline` ops, plans the
+    checkpointing of each pipeline again, keeping its chunks and their
+    order: with `strategy=adaptive`, the stage-aware chunk-level ILP (one
+    integer per 1F1B time slot, n + d_p - 1 of them, solved with CBC to a
+    2 % gap; docs/dpp.md) that recomputes as few layers as every stage's
+    memory allows; `none`; `full` (every layer of every chunk); `uniform`
+    (one layer count everywhere: `layers=N`, or the least that fits).
+    Replaces the pipeline's `plan.remat` ops and updates its modelled time
+    and bubble ratio and the step's time and peak memory. A pipeline whose
+    chunks do not fit even fully checkpointed is an error naming the stage
+    and the chunks.
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", "\"adaptive\"",
+           "adaptive, none, full or uniform">,
+    Option<"layers", "layers", "int64_t", "-1",
+           "strategy=uniform: the layer count (-1: the least that fits)">,
+    Option<"gap", "gap", "double", "0.02",
+           "strategy=adaptive: the relative optimality gap">,
+  ];
+  let dependentDialects = ["::plexus::plan::PlanDialect"];
+}
+
 def LowerToRtPass : Pass<"plx-lower-to-rt", "::mlir::ModuleOp"> {
   let summary = "Lower a planned step to one rt.program per rank";
   let description = [{

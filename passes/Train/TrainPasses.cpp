@@ -9,14 +9,20 @@
 #include "passes/Train/Passes.h"
 
 #include "dialects/Rt/IR/RtDialect.h"
+#include "passes/Lower/PipelineLowering.h"
 #include "passes/Simulate/FabricCommTime.h"
+#include "passes/Train/DppPlanning.h"
 #include "passes/Train/FlexSpModel.h"
+#include "passes/Train/PipelineStepIR.h"
 #include "passes/Train/TrainJob.h"
+#include "passes/Train/TrainPipeline.h"
 
 #include "mlir/IR/Builders.h"
 
 namespace plexus::train {
 #define GEN_PASS_DEF_ADAPTIVESPPASS
+#define GEN_PASS_DEF_CHECKPOINTPASS
+#define GEN_PASS_DEF_DYNAMICPPPASS
 #define GEN_PASS_DEF_PLANSTATICPASS
 #define GEN_PASS_DEF_LOWERTORTPASS
 #include "passes/Train/Passes.h.inc"
@@ -73,10 +79,14 @@ LogicalResult planEachStep(ModuleOp module, BatchPlanner planner) {
       if (!planned.ok())
         return trainOp.emitOpError("cannot plan step ")
                << step << " with " << planned.name << ": " << planned.error;
-      train::buildStepOp(
-          builder, trainOp.getLoc(),
-          (trainOp.getSymName() + "_step" + std::to_string(step)).str(), step,
-          trainOp.getSymName(), *planned.plan);
+      const std::string symName =
+          (trainOp.getSymName() + "_step" + std::to_string(step)).str();
+      if (planned.plan)
+        train::buildStepOp(builder, trainOp.getLoc(), symName, step,
+                           trainOp.getSymName(), *planned.plan);
+      else
+        train::buildPipelinedStepOp(builder, trainOp.getLoc(), symName, step,
+                                    trainOp.getSymName(), *planned.pipelined);
     }
   }
   return success();
@@ -156,6 +166,171 @@ struct AdaptiveSpPass : train::impl::AdaptiveSpPassBase<AdaptiveSpPass> {
   }
 };
 
+/// The checkpointing strategy a pass option names, if any.
+std::optional<ckpt::CheckpointStrategy> checkpointStrategyNamed(StringRef s) {
+  if (s == "adaptive")
+    return ckpt::CheckpointStrategy::Adaptive;
+  if (s == "none")
+    return ckpt::CheckpointStrategy::None;
+  if (s == "full")
+    return ckpt::CheckpointStrategy::Full;
+  if (s == "uniform")
+    return ckpt::CheckpointStrategy::Uniform;
+  return std::nullopt;
+}
+
+struct DynamicPpPass : train::impl::DynamicPpPassBase<DynamicPpPass> {
+  using DynamicPpPassBase::DynamicPpPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    dpp::DppOptions options;
+    std::string name;
+    if (mode == "dynamic") {
+      options.chunkingMode = dpp::ChunkingMode::WorkloadBalanced;
+      name = "dpp";
+    } else if (mode == "packed") {
+      options.chunkingMode = dpp::ChunkingMode::Packed;
+      name = "packed-1f1b";
+    } else if (mode == "even") {
+      options.chunkingMode = dpp::ChunkingMode::EvenTokens;
+      name = "seq1f1b";
+    } else {
+      module.emitError("plx-dynamic-pp: mode must be dynamic, packed or even, "
+                       "got '")
+          << mode << "'";
+      return signalPassFailure();
+    }
+    std::optional<ckpt::CheckpointStrategy> ck =
+        checkpointStrategyNamed(checkpoint);
+    if (!ck) {
+      module.emitError("plx-dynamic-pp: checkpoint must be adaptive, none, "
+                       "full or uniform, got '")
+          << checkpoint << "'";
+      return signalPassFailure();
+    }
+    options.checkpointing = *ck;
+    if (checkpoint != "adaptive")
+      name += "-ckpt-" + checkpoint;
+    if (minSlices < 1 || maxSlices < minSlices) {
+      module.emitError("plx-dynamic-pp: need 1 <= min-slices <= max-slices, "
+                       "got ")
+          << static_cast<int64_t>(minSlices) << " and "
+          << static_cast<int64_t>(maxSlices);
+      return signalPassFailure();
+    }
+    options.minSlices = minSlices;
+    options.maxSlices = maxSlices;
+    if (spDegree < 0) {
+      module.emitError("plx-dynamic-pp: sp must not be negative");
+      return signalPassFailure();
+    }
+    if (failed(planEachStep(module, [&](plx::TrainOp train,
+                                        const baselines::TrainSetup &setup,
+                                        const std::vector<int64_t> &lengths,
+                                        const sim::CommTimeFn &comm) {
+          dpp::Result<train::DppJobLayout> layout = train::dppJobLayout(
+              setup,
+              spDegree > 0 ? int64_t(spDegree) : train::dppSpDegreeOf(train));
+          if (!layout) {
+            baselines::NamedPlan failed;
+            failed.name = name;
+            failed.error = layout.error;
+            return failed;
+          }
+          return train::planDynamicPp(setup, lengths, comm, *layout, options,
+                                      name);
+        })))
+      signalPassFailure();
+  }
+};
+
+struct CheckpointPass : train::impl::CheckpointPassBase<CheckpointPass> {
+  using CheckpointPassBase::CheckpointPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<ckpt::CheckpointStrategy> ck =
+        checkpointStrategyNamed(strategy);
+    if (!ck) {
+      module.emitError("plx-checkpoint: strategy must be adaptive, none, "
+                       "full or uniform, got '")
+          << strategy << "'";
+      return signalPassFailure();
+    }
+    if (!(gap >= 0 && gap < 1)) {
+      module.emitError("plx-checkpoint: gap must lie in [0, 1)");
+      return signalPassFailure();
+    }
+    ckpt::CheckpointOptions options;
+    options.relativeGap = gap;
+    options.uniformLayers = layers;
+    for (auto step : llvm::to_vector(module.getOps<plan::StepOp>())) {
+      if (!train::isPipelinedStep(step))
+        continue;
+      if (failed(replan(module, step, *ck, options)))
+        return signalPassFailure();
+    }
+  }
+
+  LogicalResult replan(ModuleOp module, plan::StepOp step,
+                       ckpt::CheckpointStrategy ck,
+                       const ckpt::CheckpointOptions &options) {
+    if (!step.getJob())
+      return step.emitOpError("names no job: plx-checkpoint needs the "
+                              "plx.train whose model and memory it plans for");
+    auto trainOp = dyn_cast_or_null<plx::TrainOp>(
+        SymbolTable::lookupSymbolIn(module, step.getJobAttr()));
+    if (!trainOp)
+      return step.emitOpError("names job @")
+             << *step.getJob() << ", which is not a plx.train of the module";
+    if (!step.getLengths())
+      return step.emitOpError("has no sequence lengths; plx-checkpoint "
+                              "sizes each chunk by its slices");
+    FailureOr<train::TrainOps> ops = train::trainOps(trainOp);
+    if (failed(ops))
+      return failure();
+    baselines::TrainSetup setup = train::trainSetupOf(*ops);
+    auto job = dyn_cast_or_null<plan::JobOp>(SymbolTable::lookupSymbolIn(
+        module, (trainOp.getSymName() + "_job").str()));
+    if (!job)
+      return trainOp.emitOpError("has no plan.job @")
+             << trainOp.getSymName()
+             << "_job: run plx-instantiate and plx-place first";
+    FailureOr<train::PlacedJob> placed = train::placedJob(job);
+    if (failed(placed))
+      return failure();
+    sim::FabricCommOptions isolated;
+    isolated.contention = false;
+    sim::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
+                                               placed->params, isolated);
+    lower::PipelinedStepPlan plan = train::pipelinedStepPlanOf(step);
+    train::DppJobLayout layout;
+    layout.spDegree = plan.spDegree;
+    layout.stages = plan.stages;
+    if (layout.spDegree * layout.stages != setup.world)
+      return step.emitOpError("runs on ")
+             << layout.spDegree * layout.stages << " ranks but its job has "
+             << setup.world << " chips";
+    int64_t maxLength = 1;
+    for (int64_t l : plan.lengths)
+      maxLength = std::max(maxLength, l);
+    dpp::Result<dpp::DppModel> model =
+        train::deriveDppModel(setup, layout, maxLength, comm);
+    if (!model)
+      return step.emitOpError("cannot derive its cost model: ") << model.error;
+    if (std::string error =
+            train::replanCheckpointing(plan, *model, ck, options);
+        !error.empty())
+      return step.emitOpError("cannot plan its checkpointing: ") << error;
+    OpBuilder builder(step);
+    train::buildPipelinedStepOp(builder, step.getLoc(), step.getSymName(),
+                                step.getIndex(), *step.getJob(), plan);
+    step.erase();
+    return success();
+  }
+};
+
 struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
   using LowerToRtPassBase::LowerToRtPassBase;
 
@@ -208,8 +383,14 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
       model.zero = *step.getZero();
     lower::LoweringOptions options;
     options.layersPerOp = layersPerOp;
-    lower::LoweredStep lowered =
-        lower::lowerStep(train::stepPlanOf(step), model, options);
+    lower::LoweredStep lowered;
+    if (train::isPipelinedStep(step)) {
+      model.zero = 3; // ZeRO-3 inside each stage
+      lowered = lower::lowerPipelinedStep(train::pipelinedStepPlanOf(step),
+                                          model, options);
+    } else {
+      lowered = lower::lowerStep(train::stepPlanOf(step), model, options);
+    }
     if (!lowered.ok()) {
       step.emitOpError("cannot be lowered: ") << lowered.error;
       return signalPassFailure();

@@ -1,9 +1,12 @@
 //===- TrainPipeline.cpp - Plan, lower and simulate each train job --------===//
 #include "passes/Train/TrainPipeline.h"
 
+#include "passes/Lower/PipelineLowering.h"
 #include "passes/Simulate/ChromeTrace.h"
 #include "passes/Simulate/FabricCommTime.h"
+#include "passes/Train/DppPlanning.h"
 #include "passes/Train/FlexSpModel.h"
+#include "passes/Train/PipelineStepIR.h"
 #include "passes/Train/TrainJob.h"
 
 #include "mlir/IR/Builders.h"
@@ -38,10 +41,17 @@ void addPlanned(Accumulator &acc, const baselines::NamedPlan &plan,
   if (step == 0) {
     acc.outcome.layout = plan.layout;
     acc.outcome.zero = plan.model.zero;
-    acc.outcome.microBatches =
-        static_cast<int64_t>(plan.plan->microBatches.size());
+    if (plan.plan) {
+      acc.outcome.microBatches =
+          static_cast<int64_t>(plan.plan->microBatches.size());
+    } else {
+      acc.outcome.pipelines =
+          static_cast<int64_t>(plan.pipelined->pipelines.size());
+      for (const lower::PlannedPipeline &p : plan.pipelined->pipelines)
+        acc.outcome.microBatches += static_cast<int64_t>(p.chunks.size());
+    }
   }
-  acc.outcome.plannedSeconds += plan.plan->seconds;
+  acc.outcome.plannedSeconds += plan.seconds();
 }
 
 /// Lowers and simulates one planned step; returns the error, if any.
@@ -70,6 +80,9 @@ std::string simulatePlan(Accumulator &acc, const baselines::NamedPlan &plan,
     o.computeSeconds += rr.computeSeconds / n;
     o.commSeconds += rr.commSeconds / n;
     o.bubbleSeconds += rr.idleSeconds / n;
+    for (const sim::Span &span : rr.spans)
+      if (span.category == "recompute")
+        o.recomputeSeconds += (span.end - span.start) / n;
   }
   return {};
 }
@@ -85,6 +98,7 @@ void finish(Accumulator &acc, int64_t steps, double peakFlops) {
     o.computeSeconds /= s;
     o.commSeconds /= s;
     o.bubbleSeconds /= s;
+    o.recomputeSeconds /= s;
     if (acc.rankSeconds > 0 && peakFlops > 0)
       o.mfu = acc.flops / (acc.rankSeconds * peakFlops);
   }
@@ -109,13 +123,35 @@ int64_t layersPerOpFor(const lower::StepPlan &plan,
                            static_cast<int64_t>(std::ceil(ops / budget)));
 }
 
+int64_t layersPerOpFor(const lower::PipelinedStepPlan &plan,
+                       const lower::TrainModel &model, int64_t opBudget) {
+  const int64_t stages = std::max<int64_t>(1, plan.stages);
+  const int64_t stageLayers =
+      std::max<int64_t>(1, (model.shape.layers + stages - 1) / stages);
+  double chunks = 0;
+  for (const lower::PlannedPipeline &p : plan.pipelines)
+    chunks += static_cast<double>(p.chunks.size());
+  const double ops = 10.0 * static_cast<double>(stageLayers) * chunks *
+                     static_cast<double>(plan.world);
+  const double budget = static_cast<double>(std::max<int64_t>(1, opBudget));
+  if (ops <= budget)
+    return 1;
+  return std::min<int64_t>(stageLayers,
+                           static_cast<int64_t>(std::ceil(ops / budget)));
+}
+
 StepSimulation simulateStep(const baselines::NamedPlan &plan,
                             const sim::CommTimeFn &comm) {
   StepSimulation out;
   lower::LoweringOptions lowering;
-  lowering.layersPerOp = layersPerOpFor(*plan.plan, plan.model);
-  lower::LoweredStep lowered =
-      lower::lowerStep(*plan.plan, plan.model, lowering);
+  lower::LoweredStep lowered;
+  if (plan.plan) {
+    lowering.layersPerOp = layersPerOpFor(*plan.plan, plan.model);
+    lowered = lower::lowerStep(*plan.plan, plan.model, lowering);
+  } else {
+    lowering.layersPerOp = layersPerOpFor(*plan.pipelined, plan.model);
+    lowered = lower::lowerPipelinedStep(*plan.pipelined, plan.model, lowering);
+  }
   if (!lowered.ok()) {
     out.error = "cannot lower " + plan.name + ": " + lowered.error;
     return out;
@@ -135,6 +171,97 @@ StepSimulation simulateStep(const baselines::NamedPlan &plan,
   return out;
 }
 
+namespace {
+
+/// DPP's checkpointing for the strategy's `checkpoint`.
+ckpt::CheckpointStrategy dppCheckpointing(plx::Checkpoint c) {
+  switch (c) {
+  case plx::Checkpoint::none:
+    return ckpt::CheckpointStrategy::None;
+  case plx::Checkpoint::full:
+    return ckpt::CheckpointStrategy::Full;
+  case plx::Checkpoint::selective:
+    return ckpt::CheckpointStrategy::Uniform;
+  case plx::Checkpoint::adaptive:
+    break;
+  }
+  return ckpt::CheckpointStrategy::Adaptive;
+}
+
+} // namespace
+
+int64_t dppSpDegreeOf(plx::TrainOp train) {
+  const plx::TrainStrategyAttr strategy = train.getStrategy();
+  return strategy.getSp() == plx::SpMode::static_ && strategy.getSpDegree() > 1
+             ? strategy.getSpDegree()
+             : 0;
+}
+
+namespace {
+
+/// One DPP variant of the job: `mode` chunking, `checkpointing`.
+baselines::NamedPlan planDppVariant(
+    const baselines::TrainSetup &setup, const std::vector<int64_t> &lengths,
+    plx::TrainOp train, const sim::CommTimeFn &comm, dpp::ChunkingMode mode,
+    ckpt::CheckpointStrategy checkpointing, const std::string &name) {
+  dpp::Result<DppJobLayout> layout = dppJobLayout(setup, dppSpDegreeOf(train));
+  if (!layout) {
+    baselines::NamedPlan out;
+    out.name = name;
+    out.error = layout.error;
+    return out;
+  }
+  dpp::DppOptions options;
+  options.chunkingMode = mode;
+  options.checkpointing = checkpointing;
+  return planDynamicPp(setup, lengths, comm, *layout, options, name);
+}
+
+} // namespace
+
+baselines::NamedPlan planJobDynamicPp(const baselines::TrainSetup &setup,
+                                      const std::vector<int64_t> &lengths,
+                                      plx::TrainOp train,
+                                      const sim::CommTimeFn &comm) {
+  return planDppVariant(
+      setup, lengths, train, comm, dpp::ChunkingMode::WorkloadBalanced,
+      dppCheckpointing(train.getStrategy().getCheckpoint()), "dpp");
+}
+
+baselines::NamedPlan planFlexSpBaseline(const baselines::TrainSetup &setup,
+                                        const std::vector<int64_t> &lengths,
+                                        const sim::CommTimeFn &comm) {
+  adaptivesp::AdaptiveSpOptions options;
+  double solver = 0;
+  baselines::NamedPlan flexsp =
+      planFlexSp(setup, lengths, comm, options, solver);
+  if (flexsp.ok() || setup.model.checkpointing == cost::Checkpointing::Full)
+    return flexsp;
+  baselines::TrainSetup full = setup;
+  full.model.checkpointing = cost::Checkpointing::Full;
+  baselines::NamedPlan retry = planFlexSp(full, lengths, comm, options, solver);
+  if (!retry.ok())
+    return flexsp; // the first reason: the job's own checkpointing
+  retry.name = "flexsp-full-ckpt";
+  retry.plan->strategy = retry.name;
+  return retry;
+}
+
+std::vector<baselines::NamedPlan>
+dynamicPpBaselines(const baselines::TrainSetup &setup,
+                   const std::vector<int64_t> &lengths, plx::TrainOp train,
+                   const sim::CommTimeFn &comm) {
+  std::vector<baselines::NamedPlan> out;
+  out.push_back(planFlexSpBaseline(setup, lengths, comm));
+  out.push_back(
+      planDppVariant(setup, lengths, train, comm, dpp::ChunkingMode::Packed,
+                     ckpt::CheckpointStrategy::Uniform, "packed-1f1b"));
+  out.push_back(planDppVariant(setup, lengths, train, comm,
+                               dpp::ChunkingMode::EvenTokens,
+                               ckpt::CheckpointStrategy::Uniform, "seq1f1b"));
+  return out;
+}
+
 baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
                                      const std::vector<int64_t> &lengths,
                                      plx::TrainOp train,
@@ -148,6 +275,18 @@ baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
       strategy.getCheckpoint() == plx::Checkpoint::adaptive;
   if (!adaptiveSp && !dynamicPp && !adaptiveCkpt)
     return baselines::planStaticLayout(setup, lengths, base, comm);
+  // pp = dynamic without tensor or context parallelism: DPP.
+  if (allowFlexSp && dynamicPp && base.tp == 1 && base.cp == 1 &&
+      setup.microBatchSeqs == 0) {
+    baselines::NamedPlan dpp = planJobDynamicPp(setup, lengths, train, comm);
+    if (dpp.ok())
+      return dpp;
+    baselines::NamedPlan fallback =
+        planJobStrategy(setup, lengths, train, comm, /*allowFlexSp=*/false);
+    if (!fallback.ok())
+      fallback.error = "dpp: " + dpp.error + "; " + fallback.error;
+    return fallback;
+  }
   // sp = adaptive on its own: FlexSP's planner.
   if (allowFlexSp && strategy.getSp() == plx::SpMode::adaptive && !dynamicPp &&
       !adaptiveCkpt && base.tp == 1 && base.cp == 1 && base.pp == 1 &&
@@ -199,8 +338,7 @@ baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
         lower::GroupLayout layout{d, base.tp, base.cp, p};
         baselines::NamedPlan plan =
             baselines::planStaticLayout(s, lengths, layout, comm);
-        if (plan.ok() &&
-            (!best.ok() || plan.plan->seconds < best.plan->seconds))
+        if (plan.ok() && (!best.ok() || plan.seconds() < best.seconds()))
           best = std::move(plan);
         else if (!plan.ok() && firstError.error.empty())
           firstError = std::move(plan);
@@ -280,6 +418,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     Accumulator primary;
     std::vector<Accumulator> baselineAcc;
     std::vector<baselines::NamedPlan> family; // baseline layouts of step 0
+    size_t standardCount = 0; // family[standardCount..]: DPP job's extras
     for (int64_t step = 0; step < pred.steps; ++step) {
       instantiate::Batch batch = sampler.sampler->draw(
           trainOp.getBatch(), step, static_cast<uint64_t>(trainOp.getSeed()));
@@ -296,17 +435,30 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       std::vector<baselines::NamedPlan> plans;
       if (step == 0) {
         plans = baselines::standardBaselines(setup, batch.lengths, comm);
+        standardCount = plans.size();
+        if (trainOp.getStrategy().getPp() == plx::PpMode::dynamic) {
+          progress("plxc: job '" + name + "': planning the DPP baselines");
+          for (baselines::NamedPlan &p :
+               dynamicPpBaselines(setup, batch.lengths, trainOp, comm))
+            plans.push_back(std::move(p));
+        }
         family = plans;
         baselineAcc.resize(plans.size());
         for (size_t i = 0; i < plans.size(); ++i)
           baselineAcc[i].outcome.name = plans[i].name;
       } else {
-        for (const baselines::NamedPlan &f : family) {
+        for (size_t i = 0; i < standardCount; ++i) {
           baselines::TrainSetup s = setup;
-          s.model = f.model;
-          plans.push_back(
-              baselines::planStaticLayout(s, batch.lengths, f.layout, comm));
+          s.model = family[i].model;
+          plans.push_back(baselines::planStaticLayout(s, batch.lengths,
+                                                      family[i].layout, comm));
         }
+        // The DPP job's extra baselines are planned again by their own
+        // planners (they keep step 0's names in the report).
+        if (family.size() > standardCount)
+          for (baselines::NamedPlan &p :
+               dynamicPpBaselines(setup, batch.lengths, trainOp, comm))
+            plans.push_back(std::move(p));
       }
 
       baselines::NamedPlan mine =
@@ -318,13 +470,16 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
                << " with " << mine.name << ": " << mine.error;
       addPlanned(primary, mine, step);
       pred.solverSeconds += mine.solverSeconds;
-      if (step == 0)
+      if (step == 0 && mine.plan) {
         pred.plan = *mine.plan;
-      if (step == 0) {
         // The job's plan as plan IR, beside its plan.job.
         buildStepOp(builder, trainOp.getLoc(), name + "_step0", 0, name,
                     *mine.plan,
                     mine.model.zero != setup.model.zero ? mine.model.zero : -1);
+      } else if (step == 0) {
+        pred.pipelined = *mine.pipelined;
+        buildPipelinedStepOp(builder, trainOp.getLoc(), name + "_step0", 0,
+                             name, *mine.pipelined);
       }
       for (size_t i = 0; i < plans.size(); ++i)
         addPlanned(baselineAcc[i], plans[i], step);
@@ -378,7 +533,12 @@ nlohmann::ordered_json outcomeJson(const PlanOutcome &o, bool brief) {
     j["layout"] = layout;
     j["zero"] = o.zero;
   }
-  j["microbatches"] = o.microBatches;
+  if (o.pipelines > 0) {
+    j["pipelines"] = o.pipelines;
+    j["chunks"] = o.microBatches;
+  } else {
+    j["microbatches"] = o.microBatches;
+  }
   j["planned_step_time_s"] = o.plannedSeconds;
   if (o.simulated) {
     j["predicted_step_time_s"] = o.predictedSeconds;
@@ -388,6 +548,44 @@ nlohmann::ordered_json outcomeJson(const PlanOutcome &o, bool brief) {
 }
 
 } // namespace
+
+nlohmann::ordered_json pipelinesJson(const lower::PipelinedStepPlan &plan) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const lower::PlannedPipeline &pipe : plan.pipelines) {
+    nlohmann::ordered_json chunks = nlohmann::ordered_json::array();
+    for (const lower::PlannedChunk &c : pipe.chunks) {
+      nlohmann::ordered_json slices = nlohmann::ordered_json::array();
+      for (const lower::ChunkSlice &sl : c.slices) {
+        nlohmann::ordered_json slice;
+        slice["sequence"] = sl.sequence;
+        slice["begin"] = sl.begin;
+        slice["end"] = sl.end;
+        slice["context"] = sl.begin; // the same sequence's earlier tokens
+        slices.push_back(std::move(slice));
+      }
+      nlohmann::ordered_json chunk;
+      chunk["kind"] = c.kind;
+      chunk["slices"] = std::move(slices);
+      chunk["planned_time_s"] = c.seconds;
+      chunks.push_back(std::move(chunk));
+    }
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (int64_t st = 0; st < plan.stages; ++st) {
+      std::vector<int64_t> row(pipe.chunks.size(), 0);
+      if (static_cast<size_t>(st) < pipe.remat.size())
+        row = pipe.remat[static_cast<size_t>(st)];
+      layers.push_back(row);
+    }
+    nlohmann::ordered_json entry;
+    entry["chunks"] = std::move(chunks);
+    entry["backward_order"] = pipe.backward;
+    entry["checkpoint_layers"] = std::move(layers);
+    entry["planned_time_s"] = pipe.seconds;
+    entry["planned_bubble_ratio"] = pipe.bubbleRatio;
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
 
 nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
   nlohmann::ordered_json j;
@@ -403,6 +601,8 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
   if (p.primary.name == "flexsp")
     plan["layout"]["sp"] = "adaptive"; // a degree per group: microbatches
   j["plan"] = plan;
+  if (p.pipelined)
+    j["pipelines"] = pipelinesJson(*p.pipelined);
   // Step 0's groups: which ranks run which sequences.
   nlohmann::ordered_json mbs = nlohmann::ordered_json::array();
   for (const lower::PlannedMicroBatch &mb : p.plan.microBatches) {
@@ -418,7 +618,8 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
     entry["sp_groups"] = std::move(groups);
     mbs.push_back(std::move(entry));
   }
-  j["microbatches"] = std::move(mbs);
+  if (!p.pipelined)
+    j["microbatches"] = std::move(mbs);
   // The one wall-clock figure of the report (not deterministic).
   j["solver_time_s"] = p.solverSeconds;
   j["sequence_lengths"] = p.lengths;
@@ -432,7 +633,15 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
     split["compute_s"] = p.primary.computeSeconds;
     split["communication_s"] = p.primary.commSeconds;
     split["bubble_s"] = p.primary.bubbleSeconds;
+    split["recompute_s"] = p.primary.recomputeSeconds;
     j["time_split"] = split;
+    if (p.pipelined) {
+      j["bubble_ratio"] =
+          p.primary.predictedSeconds > 0
+              ? p.primary.bubbleSeconds / p.primary.predictedSeconds
+              : 0.0;
+      j["planned_bubble_ratio"] = p.pipelined->bubbleRatio;
+    }
   }
   nlohmann::ordered_json baselines = nlohmann::ordered_json::object();
   for (const PlanOutcome &o : p.baselines)

@@ -15,6 +15,7 @@
 
 #include "dialects/Plx/IR/PlxDialect.h"
 #include "passes/Baselines/StepPlanners.h"
+#include "passes/Lower/PipelinePlan.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -43,7 +44,8 @@ struct PlanOutcome {
   std::string error; ///< why the layout cannot run (then nothing else is set)
   lower::GroupLayout layout;
   int64_t zero = 0;
-  int64_t microBatches = 0;    ///< of step 0
+  int64_t microBatches = 0;    ///< of step 0 (chunks, when pipelined)
+  int64_t pipelines = 0;       ///< of step 0; 0 unless pipelined
   double plannedSeconds = 0;   ///< the planner's estimate, mean per step
   double predictedSeconds = 0; ///< simulated, mean per step
   bool simulated = false;
@@ -52,6 +54,7 @@ struct PlanOutcome {
   double computeSeconds = 0;            ///< per rank, mean over ranks and steps
   double commSeconds = 0;
   double bubbleSeconds = 0;
+  double recomputeSeconds = 0; ///< per rank, mean: part of computeSeconds
   bool ok() const { return error.empty(); }
 };
 
@@ -59,14 +62,20 @@ struct TrainPrediction {
   std::string job;
   int64_t steps = 0;
   std::vector<int64_t> lengths; ///< step 0's sequence lengths
-  lower::StepPlan plan;         ///< the job's own plan of step 0
-  double solverSeconds = 0;     ///< wall time of the planner, all steps
+  lower::StepPlan plan;         ///< the job's own plan of step 0, or
+  std::optional<lower::PipelinedStepPlan> pipelined; ///< when pipelined
+  double solverSeconds = 0; ///< wall time of the planner, all steps
   PlanOutcome primary;
   std::vector<PlanOutcome> baselines;
   std::string notSimulated; ///< why the job was not planned, if so
 };
 
 /// The plan of a job's own strategy for one batch: its static layout; with
+/// `pp = dynamic` and no tp or cp, dynamic pipeline parallelism
+/// (passes/Train/DppPlanning.h) with `sp` (a degree; else the chips of a
+/// node) per stage and the strategy's checkpointing (`adaptive`: the
+/// stage-aware ILP; `none`, `full`; `selective`: one uniform layer count),
+/// named "dpp" (when it cannot plan, the search below, saying why); with
 /// `sp = adaptive` alone (no tp, cp, pp, micro_batch), FlexSP's adaptive SP
 /// groups (passes/Train/FlexSpModel.h), named "flexsp" (when FlexSP cannot
 /// plan, the search below, its message saying why); or, where the strategy
@@ -91,6 +100,38 @@ baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
 int64_t layersPerOpFor(const lower::StepPlan &plan,
                        const lower::TrainModel &model,
                        int64_t opBudget = 4'000'000);
+/// The same for a pipelined step (about 10 ops per layer, chunk and rank).
+int64_t layersPerOpFor(const lower::PipelinedStepPlan &plan,
+                       const lower::TrainModel &model,
+                       int64_t opBudget = 4'000'000);
+
+/// The SP degree per DPP stage a strategy fixes (`sp = <degree>`), else 0
+/// (the chips of a node).
+int64_t dppSpDegreeOf(plx::TrainOp train);
+
+/// DPP with the job's layout and checkpointing, named "dpp".
+baselines::NamedPlan planJobDynamicPp(const baselines::TrainSetup &setup,
+                                      const std::vector<int64_t> &lengths,
+                                      plx::TrainOp train,
+                                      const sim::CommTimeFn &comm);
+
+/// FlexSP over the whole cluster with the job's checkpointing, named
+/// "flexsp"; when a sequence does not fit that way, with full
+/// checkpointing (as the papers tune their baselines to the context
+/// length), named "flexsp-full-ckpt".
+baselines::NamedPlan planFlexSpBaseline(const baselines::TrainSetup &setup,
+                                        const std::vector<int64_t> &lengths,
+                                        const sim::CommTimeFn &comm);
+
+/// The baselines a dynamic-pipeline job is compared with, besides the
+/// standard ones: FlexSP over the whole cluster ("flexsp", or
+/// "flexsp-full-ckpt" when only full checkpointing fits the batch), packed
+/// batch-level 1F1B ("packed-1f1b") and even token slicing with uniform
+/// checkpointing ("seq1f1b"), the last two on the job's DPP layout.
+std::vector<baselines::NamedPlan>
+dynamicPpBaselines(const baselines::TrainSetup &setup,
+                   const std::vector<int64_t> &lengths, plx::TrainOp train,
+                   const sim::CommTimeFn &comm);
 
 /// Lowers and simulates one planned step on `comm`'s fabric.
 struct StepSimulation {
@@ -111,8 +152,15 @@ predictTrainJobs(mlir::ModuleOp module, const PipelineOptions &options);
 
 /// The report fields of one prediction: "plan", "predicted_step_time_s",
 /// "planned_step_time_s", "mfu", "peak_memory_bytes", "time_split",
-/// "baselines".
+/// "baselines"; for a pipelined plan also "pipelines" (chunks with their
+/// slices, checkpointed layers per stage and chunk) and "bubble_ratio".
 nlohmann::ordered_json predictionJson(const TrainPrediction &p);
+
+/// "pipelines" of a pipelined plan: per pipeline its "chunks" ({"kind",
+/// "slices": [{"sequence", "begin", "end", "context"}], "planned_time_s"}),
+/// "backward_order", "checkpoint_layers" (per stage, per chunk),
+/// "planned_time_s" and "planned_bubble_ratio".
+nlohmann::ordered_json pipelinesJson(const lower::PipelinedStepPlan &plan);
 
 } // namespace plexus::train
 

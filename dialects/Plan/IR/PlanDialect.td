@@ -28,6 +28,13 @@ def Plan_Dialect : Dialect {
     well formed on its own: every rank serves exactly one group of each
     micro-batch, every sequence is processed once per step, and the recorded
     costs are consistent from group to micro-batch to step.
+
+    A step planned by dynamic pipeline parallelism holds 1F1B pipelines
+    (`plan.pipeline`) instead, run one after another; each lists its chunks
+    (`plan.chunk`, slices of the step's sequences) in forward order and the
+    layers each stage recomputes (`plan.remat`). There the verifiers check
+    that every token of every sequence is in exactly one chunk and that a
+    sequence cut into slices runs forward in order and backward in reverse.
   }];
 }
 

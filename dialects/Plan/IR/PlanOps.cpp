@@ -75,6 +75,16 @@ static void printChipList(OpAsmPrinter &printer, Operation *,
   printer << "]";
 }
 
+//===----------------------------------------------------------------------===//
+// custom<SliceList>: plan.chunk's slices, defined in PlanPipelineOps.cpp
+//===----------------------------------------------------------------------===//
+
+namespace plexus::plan {
+ParseResult parseSliceList(OpAsmParser &parser, DenseI64ArrayAttr &attr);
+void printSliceList(OpAsmPrinter &printer, Operation *op,
+                    DenseI64ArrayAttr attr);
+} // namespace plexus::plan
+
 #define GET_OP_CLASSES
 #include "dialects/Plan/IR/PlanOps.cpp.inc"
 
@@ -136,13 +146,21 @@ LogicalResult StepOp::verify() {
         return emitOpError("sequence ")
                << id << " has length " << length
                << "; every sequence has at least 1 token";
+  if (std::optional<double> bubble = getBubble())
+    if (!(*bubble >= 0 && *bubble <= 1))
+      return emitOpError("bubble ratio must lie in [0, 1], got ")
+             << formatDecimal(*bubble);
   return verifyBytes(*this, "peak memory", getPeakMem());
 }
 
 LogicalResult StepOp::verifyRegions() {
+  // A step planned by DPP holds pipelines instead (PlanPipelineOps.cpp).
+  if (!getBody()->getOps<PipelineOp>().empty())
+    return verifyPipelinedRegions();
   auto microbatches = llvm::to_vector(getBody()->getOps<MicrobatchOp>());
   if (microbatches.empty())
-    return emitOpError("holds no micro-batch; a step runs at least one");
+    return emitOpError("holds no micro-batch; a step runs at least one "
+                       "micro-batch or pipeline");
 
   // Where each sequence was seen: (micro-batch index, group position).
   // std::unordered_map, not DenseMap: any int64_t is a valid sequence id.

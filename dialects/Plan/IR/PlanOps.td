@@ -1,6 +1,7 @@
 //===- PlanOps.td - Ops of the plan (decisions) dialect ----*- tablegen -*-===//
 //
-// A training step: plan.step > plan.microbatch > plan.sp_group.
+// A training step: plan.step > plan.microbatch > plan.sp_group, or for DPP
+// plan.step > plan.pipeline > plan.chunk, plan.remat (PlanPipelineOps.td).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PLAN_OPS_TD
@@ -15,18 +16,21 @@ include "mlir/IR/SymbolInterfaces.td"
 
 def Plan_StepOp : Plan_Op<"step", [
     Symbol, IsolatedFromAbove, SingleBlock, NoTerminator]> {
-  let summary = "One training step: its micro-batches in execution order";
+  let summary = "One training step: its micro-batches or pipelines in order";
   let description = [{
     A `plan.step` is what the planner decided for one optimizer step of a
     training job over `world` ranks. Its body lists the step's micro-batches
     (`plan.microbatch`) in the order they run; their gradients accumulate
-    until the step ends.
+    until the step ends. A step planned by dynamic pipeline parallelism
+    lists 1F1B pipelines (`plan.pipeline`) instead, also run one after
+    another; a step never mixes the two.
 
     Attributes (written `index`, `world`, `time`, `peak_mem`):
     - `index`: which step of the job this is (0-based, non-negative).
     - `world_size`: the number of ranks taking part (at least 1).
     - `time`: the modeled time of the whole step in seconds. Micro-batches
-      run one after the other, so it is at least the sum of their times.
+      (pipelines) run one after the other, so it is at least the sum of
+      their times.
     - `peak_mem`: the modeled peak memory of the busiest rank in bytes; at
       least the per-rank memory of every SP group of the step.
 
@@ -38,13 +42,25 @@ def Plan_StepOp : Plan_Op<"step", [
     - `zero`: the ZeRO stage (0..3) the plan assumes, when it differs from
       the job's (Megatron-style baselines use ZeRO-1).
     - `lengths`: the token count of each sequence id of the step (id i has
-      `lengths[i]` tokens, each at least 1); every id a group lists must
-      have a length.
+      `lengths[i]` tokens, each at least 1); every id a group or chunk
+      lists must have a length.
+    - `bubble`: the modeled idle share of the ranks over the whole step, in
+      [0, 1] (pipelined steps).
 
-    The verifier checks the attributes, that the step holds at least one
-    micro-batch, that micro-batch indices count 0, 1, 2, ... in order, that
-    no sequence is processed by two groups of the step, and the two cost
-    bounds above (with a relative tolerance of 1e-9 for the sum).
+    The verifier checks the attributes and that the step holds at least one
+    micro-batch or pipeline. For a step of micro-batches it checks that
+    micro-batch indices count 0, 1, 2, ... in order, that no sequence is
+    processed by two groups of the step, and the two cost bounds above
+    (with a relative tolerance of 1e-9 for the sum).
+
+    For a step of pipelines it checks that pipeline indices count 0, 1,
+    2, ... in order, that every pipeline has the same `stages` and `sp`
+    with `stages * sp` equal to the world size, that no token of a sequence
+    is in two chunks and no tokens are skipped (with `lengths`: every
+    sequence is covered exactly once, and chunk kinds agree with the
+    lengths), that a sequence cut into several slices stays in one
+    pipeline, runs forward in token order and backward in reverse, and
+    that the step time is at least the sum of the pipeline times.
 
     ```mlir
     plan.step @step0 index 0 world 8 time 2.5 peak_mem 3000000000 {
@@ -57,6 +73,20 @@ def Plan_StepOp : Plan_Op<"step", [
       }
     }
     ```
+
+    A pipelined step (see `plan.pipeline`):
+
+    ```mlir
+    plan.step @dpp_step0 index 0 world 32 time 61.2 peak_mem 79000000000 job @dpp strategy "dpp" lengths [70000, 3000, 500, 90000] bubble 0.12 {
+      plan.pipeline 0 stages 4 sp 8 nsplit 3 time 40.1 bubble 0.12 backward [2, 1, 0, 3] {
+        plan.chunk 0 split slices [3:0-40000] time 0.91 mem 1000
+        plan.chunk 1 split slices [3:40000-60000] time 0.9 mem 1000
+        plan.chunk 2 hybrid slices [3:60000-90000, 1:0-3000] time 0.9 mem 1000
+        plan.chunk 3 packed slices [0:0-70000, 2:0-500] time 0.8 mem 1000
+        plan.remat stage 0 layers [3, 3, 2, 0]
+      }
+    }
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Plan_Int64Attr:$index,
                        Plan_Int64Attr:$world_size, Plan_F64Attr:$time,
@@ -64,21 +94,28 @@ def Plan_StepOp : Plan_Op<"step", [
                        OptionalAttr<FlatSymbolRefAttr>:$job,
                        OptionalAttr<StrAttr>:$strategy,
                        OptionalAttr<DenseI64ArrayAttr>:$lengths,
-                       OptionalAttr<Plan_Int64Attr>:$zero);
+                       OptionalAttr<Plan_Int64Attr>:$zero,
+                       OptionalAttr<Plan_F64Attr>:$bubble);
   let regions = (region SizedRegion<1>:$bodyRegion);
   let assemblyFormat = [{
     $sym_name `index` $index `world` $world_size
     `time` custom<Decimal>($time) `peak_mem` $peak_mem
     (`job` $job^)? (`strategy` $strategy^)? (`zero` $zero^)?
-    (`lengths` $lengths^)?
+    (`lengths` $lengths^)? (`bubble` custom<Decimal>($bubble)^)?
     attr-dict-with-keyword $bodyRegion
   }];
   let skipDefaultBuilders = 1;
   let builders = [
-    // Creates the step with an empty body block, ready for micro-batches.
+    // Creates the step with an empty body block, ready for micro-batches
+    // or pipelines.
     OpBuilder<(ins "::llvm::StringRef":$symName, "int64_t":$index,
                    "int64_t":$worldSize, "double":$time, "int64_t":$peakMem)>
   ];
+  let extraClassDeclaration = [{
+    /// The region checks of a step of plan.pipeline ops
+    /// (PlanPipelineOps.cpp); verifyRegions() hands such steps to it.
+    ::llvm::LogicalResult verifyPipelinedRegions();
+  }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
 }
@@ -194,5 +231,6 @@ def Plan_SpGroupOp : Plan_Op<"sp_group", [HasParent<"MicrobatchOp">]> {
 }
 
 include "dialects/Plan/IR/PlanPlacementOps.td"
+include "dialects/Plan/IR/PlanPipelineOps.td"
 
 #endif // PLEXUS_PLAN_OPS_TD

@@ -424,3 +424,58 @@ TEST(ChunkCheckpointing, ProblemFromFootprints) {
   EXPECT_FALSE(makeCheckpointProblem(m, {{10, 11}}, oneFOneB(2, {1}), 1000.0,
                                      {0.0, 0.0}, 1.5));
 }
+
+TEST(ChunkCheckpointing, WithoutBranchAndBound) {
+  // The search's costing: the rounded LP solution (or the uniform plan),
+  // valid, with the LP's bound; branch and bound only improves on it.
+  Lcg rng(31);
+  CheckpointOptions lpOnly;
+  lpOnly.branchAndBound = false;
+  for (int trial = 0; trial < 20; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const int64_t stages = rng.pick(2, 4);
+    const int64_t chunks = rng.pick(3, 24);
+    const int64_t layers = rng.pick(2, 10);
+    CheckpointProblem p = randomProblem(rng, stages, chunks, layers);
+    CheckpointPlan quick = solve(p, CheckpointStrategy::Adaptive, lpOnly);
+    CheckpointPlan exact = solve(p);
+    CheckpointPlan uniform = solve(p, CheckpointStrategy::Uniform);
+    EXPECT_EQ(checkpointPlanViolation(p, quick), "");
+    EXPECT_TRUE(monotone(quick.layers));
+    EXPECT_EQ(quick.nodes, 0);
+    EXPECT_LE(quick.recomputeLayers, uniform.recomputeLayers);
+    EXPECT_LE(exact.recomputeLayers, quick.recomputeLayers);
+    EXPECT_LE(quick.lowerBoundLayers,
+              static_cast<double>(exact.recomputeLayers));
+    if (quick.provenOptimal) {
+      EXPECT_LE(
+          static_cast<double>(quick.recomputeLayers) - quick.lowerBoundLayers,
+          lpOnly.relativeGap * static_cast<double>(quick.recomputeLayers) +
+              1e-9);
+    }
+  }
+}
+
+TEST(ChunkCheckpointing, RoundedStartIsLocallyMinimal) {
+  // Identical chunks on one stage, four at a time, 10 MB each and 1 MB
+  // saved per layer of 8, 31 MB free: 9 layers over every window of four
+  // consecutive chunks. The LP spreads them fractionally; rounding up and
+  // lowering what memory allows leaves no slot that can drop by one.
+  CheckpointProblem p = uniformProblem(1, {4, 1, 1, 1, 1}, 8, 10, 1, 31);
+  CheckpointOptions lpOnly;
+  lpOnly.branchAndBound = false;
+  CheckpointPlan plan = solve(p, CheckpointStrategy::Adaptive, lpOnly);
+  ASSERT_EQ(checkpointPlanViolation(p, plan), "");
+  for (size_t t = 0; t < plan.slots.size(); ++t) {
+    if (plan.slots[t] == 0)
+      continue;
+    CheckpointPlan lower = plan;
+    --lower.slots[t];
+    --lower.recomputeLayers;
+    for (size_t k = 0; k < lower.layers[0].size(); ++k)
+      lower.layers[0][k] = lower.slots[static_cast<size_t>(
+          checkpointSlot(p, 0, static_cast<int64_t>(k)))];
+    EXPECT_NE(checkpointPlanViolation(p, lower), "") << "slot " << t;
+  }
+  EXPECT_GE(plan.recomputeLayers, 9);
+}

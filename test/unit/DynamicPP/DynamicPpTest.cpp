@@ -220,6 +220,50 @@ TEST(DynamicPp, DeterministicAndPruningIsExact) {
     EXPECT_FALSE(t.pruned);
 }
 
+TEST(DynamicPp, GroupingBoundsAreExactWhenMemoryIsTight) {
+  // Several pipelines and real checkpointing: the grouping DP's bounds
+  // from costed sub-ranges change nothing, and the chosen pipelines'
+  // refined checkpointing never recomputes more than the search's.
+  for (double gb : {16.0, 18.0}) {
+    DppModel m = gpt13b(gb);
+    const std::vector<int64_t> lengths = wikipediaLengths(8, 256);
+    DppOptions o;
+    const DppPlan pruned = plan(m, lengths, o);
+    o.pruneByBound = false;
+    const DppPlan full = plan(m, lengths, o);
+    EXPECT_TRUE(samePlan(pruned, full)) << gb << " GB";
+    // Also when windows carry the following backward's working memory.
+    m.backwardWorkingMemory = true;
+    EXPECT_TRUE(samePlan(plan(m, lengths), plan(m, lengths, o)))
+        << gb << " GB, working memory";
+    m.backwardWorkingMemory = false;
+    DppOptions raw;
+    raw.refineCheckpointing = false;
+    const DppPlan unrefined = plan(m, lengths, raw);
+    ASSERT_EQ(unrefined.pipelines.size(), pruned.pipelines.size());
+    EXPECT_LE(pruned.iterationMs, unrefined.iterationMs);
+    for (size_t i = 0; i < pruned.pipelines.size(); ++i)
+      EXPECT_LE(pruned.pipelines[i].checkpointing.recomputeLayers,
+                unrefined.pipelines[i].checkpointing.recomputeLayers);
+    EXPECT_EQ(dppPlanViolation(m, unrefined, lengths), "");
+  }
+}
+
+TEST(DynamicPp, BranchAndBoundInTheSearch) {
+  // Costing every candidate with branch and bound (the slow way) plans
+  // validly and, on this batch, no faster an iteration than the LP-costed
+  // search with refinement by more than a percent.
+  const DppModel m = gpt13b(16);
+  const std::vector<int64_t> lengths = wikipediaLengths(8, 256);
+  DppOptions slow;
+  slow.branchAndBoundInSearch = true;
+  const DppPlan exact = plan(m, lengths, slow);
+  const DppPlan quick = plan(m, lengths);
+  EXPECT_EQ(dppPlanViolation(m, exact, lengths), "");
+  EXPECT_GT(exact.recomputeMs, 0.0);
+  EXPECT_LE(quick.iterationMs, exact.iterationMs * 1.01);
+}
+
 TEST(DynamicPp, ViolationsAreFound) {
   const DppModel m = gpt13b(16);
   const std::vector<int64_t> lengths = wikipediaLengths(8, 128);

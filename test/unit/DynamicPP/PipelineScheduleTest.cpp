@@ -286,3 +286,60 @@ TEST(GroupingDp, LowerBoundsChangeNothing) {
     EXPECT_LE(calls, plainCalls);
   }
 }
+
+TEST(GroupingDp, BoundsThatTightenAsPipelinesAreCosted) {
+  // Costs that grow with the range (a wider pipeline never costs less), and
+  // a bound that only knows the costed ranges inside the candidate: it is
+  // re-read after every costing, so it tightens as the DP goes. The
+  // grouping is the plain DP's, with fewer costings.
+  uint64_t state = 777;
+  auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state >> 40) / static_cast<double>(1 << 24);
+  };
+  for (int trial = 0; trial < 30; ++trial) {
+    const size_t classes = 2 + static_cast<size_t>(trial % 9);
+    std::vector<double> weight(classes);
+    for (double &w : weight)
+      w = 1 + std::floor(next() * 5);
+    const double delta = 2 + std::floor(next() * 6);
+    // delta plus the square of the range's weight: wider is dearer.
+    auto exact = [&](size_t j, size_t i) {
+      double w = 0;
+      for (size_t c = j; c < i; ++c)
+        w += weight[c];
+      return delta + w * w / 4;
+    };
+    std::map<std::pair<size_t, size_t>, double> costed;
+    auto costFn = [&](size_t j, size_t i) {
+      const double c = exact(j, i);
+      costed[{j, i}] = c;
+      return c;
+    };
+    auto bound = [&](size_t j, size_t i) {
+      double b = delta;
+      for (const auto &[range, c] : costed)
+        if (range.first >= j && range.second <= i)
+          b = std::max(b, c);
+      return b;
+    };
+    Result<Grouping> plain = groupChunkCountClasses(classes, costFn);
+    const size_t plainCalls = costed.size();
+    costed.clear();
+    size_t calls = 0;
+    Result<Grouping> pruned = groupChunkCountClasses(
+        classes,
+        [&](size_t j, size_t i) {
+          ++calls;
+          return costFn(j, i);
+        },
+        bound);
+    ASSERT_TRUE(plain && pruned);
+    EXPECT_EQ(plain->ranges, pruned->ranges) << "trial " << trial;
+    EXPECT_EQ(plain->costMs, pruned->costMs);
+    EXPECT_LE(calls, plainCalls);
+    if (classes >= 6) {
+      EXPECT_LT(calls, plainCalls) << "trial " << trial;
+    }
+  }
+}
