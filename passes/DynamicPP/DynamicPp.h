@@ -39,15 +39,16 @@
 //    extra lower classes run after its units, extra upper classes before
 //    them and only lengthen the windows. So its least recompute is never
 //    larger, and when it cannot run, neither can the wider one. The DP
-//    re-reads the bounds after each costing, so the wide candidates that
-//    would checkpoint heavily are usually skipped once their narrower parts
-//    are known (a 13B GitHub-like batch at 24 GB: 211 LPs of 69K rows in
-//    all, against 295 LPs of 163K rows with delta alone as the bound). With
-//    DppModel::backwardWorkingMemory a peak also carries the following
-//    backward's working memory, and extra upper classes can move a peak
-//    before another backward; then only candidates with the same top class
-//    count (extra lower classes leave the backward after each peak as it
-//    was), which prunes little more than delta alone.
+//    tries each step's candidates from the narrowest to the widest and
+//    reads a bound when its turn comes, so the wide candidates, which
+//    checkpoint the most and are the dearest to solve, are usually skipped
+//    once their narrower parts are known (a 13B GitHub-like batch at
+//    24 GB: 222 LPs of 56K rows in all, against 336 LPs of 164K rows with
+//    delta alone as the bound). With DppModel::backwardWorkingMemory a peak
+//    also carries the following backward's working memory, and extra upper
+//    classes can move a peak before another backward; then only candidates
+//    with the same top class count (extra lower classes leave the backward
+//    after each peak as it was).
 //  - The search costs candidates with the LP bound and the rounded LP
 //    solution, not with branch and bound
 //    (ckpt::CheckpointOptions::branchAndBound): the costs it compares are
@@ -65,12 +66,12 @@
 //    7B, 13B and 30B at 96K and 48K: nothing is checkpointed and every
 //    batch plans in under 0.1 s either way, the same plan. Where memory is
 //    tight the checkpointing solves dominated: 13B and 30B at 40 GB up to
-//    9 s -> under 0.2 s; 13B at 24 GB 150-250 s (one over 400 s) -> 0.8-
-//    1.4 s, 7B 75-170 s -> under 0.7 s; 13B at 16 GB (five pipelines)
-//    56-240 s -> 2.2-4.5 s. Iteration times moved by -0.5 % to +0.09 %.
-//    With DppModel::backwardWorkingMemory the grouping bound counts fewer
-//    candidates (above): 13B at 24 GB plans in about 4 s, at 16 GB in
-//    6-12 s; at 80 GB it makes no difference.
+//    9 s -> under 0.2 s; 13B at 24 GB 150-250 s (one over 400 s) ->
+//    0.7-0.95 s, 7B 75-170 s -> under 0.7 s; 13B at 16 GB (five
+//    pipelines) 56-240 s -> 2-3.9 s. Iteration times moved by -0.5 % to
+//    +0.09 %. With DppModel::backwardWorkingMemory (fewer candidates count
+//    in the grouping bound, above) 13B plans in 1-2.6 s at 24 GB and
+//    1.7-5.1 s at 16 GB.
 //  - Pipelines run one after another (the reference does not overlap
 //    them), those with the most chunks per sequence first; the iteration
 //    time is the sum of their makespans, and the bubble ratio the idle

@@ -234,35 +234,29 @@ Result<Grouping> groupChunkCountClasses(
   std::vector<size_t> from(classes + 1, 0);
   dp[0] = 0;
   for (size_t i = 1; i <= classes; ++i) {
-    // Candidates by ascending bound, re-read after every costing (a bound
-    // may tighten as pipelines are costed); ties in bound and in cost go to
-    // the smaller j, as in the plain DP that tries j = 0, 1, ... and keeps
-    // the first best.
-    std::vector<bool> tried(i, false);
+    // Candidates from the narrowest pipeline (j = i - 1) to the widest,
+    // each bound read when its turn comes: costing the narrow ones first
+    // gives an incumbent early and lets bounds built from them skip the
+    // wide ones, which checkpoint the most and cost the most to solve. A
+    // candidate is skipped when its bound cannot beat the best so far, or
+    // can only tie it with a larger j; ties in cost go to the smaller j, as
+    // in the plain DP that tries j = 0, 1, ... and keeps the first best.
     size_t bestJ = 0;
-    while (true) {
-      double least = kInfinity;
-      size_t pick = i;
-      for (size_t j = 0; j < i; ++j) {
-        if (tried[j] || !(dp[j] < kInfinity))
-          continue;
-        const double bound =
-            dp[j] + (lowerBoundMs ? std::max(0.0, lowerBoundMs(j, i)) : 0.0);
-        if (bound < least) {
-          least = bound;
-          pick = j;
-        }
-      }
-      if (pick == i || least > dp[i] || (least == dp[i] && pick > bestJ))
-        break;
-      tried[pick] = true;
-      const double cost = pipelineCostMs(pick, i);
+    for (size_t j = i; j-- > 0;) {
+      if (!(dp[j] < kInfinity))
+        continue;
+      const double bound =
+          dp[j] + (lowerBoundMs ? std::max(0.0, lowerBoundMs(j, i)) : 0.0);
+      if (!(bound < kInfinity) || bound > dp[i] ||
+          (bound == dp[i] && j > bestJ))
+        continue;
+      const double cost = pipelineCostMs(j, i);
       if (!(cost < kInfinity))
         continue;
-      const double total = dp[pick] + cost;
-      if (total < dp[i] || (total == dp[i] && pick < bestJ)) {
+      const double total = dp[j] + cost;
+      if (total < dp[i] || (total == dp[i] && j < bestJ)) {
         dp[i] = total;
-        bestJ = pick;
+        bestJ = j;
       }
     }
     from[i] = bestJ;

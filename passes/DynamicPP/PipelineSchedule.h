@@ -107,12 +107,12 @@ struct Grouping {
 /// Eq. 14 over `classes` chunk-count classes (ascending chunk count):
 /// dp[i] = min_{j < i} dp[j] + pipelineCostMs(j, i), where
 /// pipelineCostMs(j, i) is delta + T_ckpt of one pipeline of classes
-/// [j, i) (+infinity when it cannot run). With `lowerBoundMs` (never above
-/// pipelineCostMs; +infinity only where the cost is), candidates are tried
-/// by ascending dp[j] + bound and those that cannot win are not costed; the
-/// grouping is the same. The bounds of the candidates not yet tried are
-/// read again after every costing, so a bound may tighten as pipelines are
-/// costed.
+/// [j, i) (+infinity when it cannot run). Candidates are tried from the
+/// narrowest (j = i - 1) to the widest. With `lowerBoundMs` (never above
+/// pipelineCostMs; +infinity only where the cost is), a candidate's bound
+/// is read when its turn comes - so it may use what the narrower
+/// candidates' costing learnt - and a candidate that cannot win is not
+/// costed; the grouping is the same.
 /// Errors: no classes, or no grouping of finite cost.
 Result<Grouping> groupChunkCountClasses(
     size_t classes, const std::function<double(size_t, size_t)> &pipelineCostMs,

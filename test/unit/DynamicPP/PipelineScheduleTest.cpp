@@ -289,9 +289,10 @@ TEST(GroupingDp, LowerBoundsChangeNothing) {
 
 TEST(GroupingDp, BoundsThatTightenAsPipelinesAreCosted) {
   // Costs that grow with the range (a wider pipeline never costs less), and
-  // a bound that only knows the costed ranges inside the candidate: it is
-  // re-read after every costing, so it tightens as the DP goes. The
-  // grouping is the plain DP's, with fewer costings.
+  // a bound that only knows the costed ranges inside the candidate: read
+  // when the candidate's turn comes, after the narrower ones were costed,
+  // it tightens as the DP goes. The grouping is the plain DP's, with fewer
+  // costings.
   uint64_t state = 777;
   auto next = [&] {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
