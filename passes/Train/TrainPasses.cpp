@@ -38,6 +38,32 @@ using BatchPlanner = llvm::function_ref<baselines::NamedPlan(
     plx::TrainOp, const baselines::TrainSetup &, const std::vector<int64_t> &,
     const sim::CommTimeFn &)>;
 
+/// A job's placed chips and the isolated communication times planners use
+/// on them (planners ask out of time order, so no contention).
+struct JobFabric {
+  train::PlacedJob placed;
+  sim::CommTimeFn comm;
+};
+
+/// The fabric of `trainOp`'s plan.job; errors are emitted on the job.
+FailureOr<JobFabric> jobFabric(ModuleOp module, plx::TrainOp trainOp) {
+  std::string jobName = (trainOp.getSymName() + "_job").str();
+  auto job = dyn_cast_or_null<plan::JobOp>(
+      SymbolTable::lookupSymbolIn(module, jobName));
+  if (!job)
+    return trainOp.emitOpError("has no plan.job @")
+           << jobName << ": run plx-instantiate and plx-place first";
+  FailureOr<train::PlacedJob> placed = train::placedJob(job);
+  if (failed(placed))
+    return failure();
+  JobFabric out{std::move(*placed), {}};
+  sim::FabricCommOptions isolated;
+  isolated.contention = false;
+  out.comm = sim::fabricCommTime(*out.placed.graph, out.placed.chips,
+                                 out.placed.params, isolated);
+  return out;
+}
+
 /// For every plx.train of `module` (instantiated and placed): draws each
 /// step's batch, plans it with `planner` on the job's placed chips
 /// (isolated communication times: planners ask out of time order) and adds
@@ -51,19 +77,10 @@ LogicalResult planEachStep(ModuleOp module, BatchPlanner planner) {
     if (failed(ops))
       return failure();
     baselines::TrainSetup setup = train::trainSetupOf(*ops);
-    std::string jobName = (trainOp.getSymName() + "_job").str();
-    auto job = dyn_cast_or_null<plan::JobOp>(
-        SymbolTable::lookupSymbolIn(module, jobName));
-    if (!job)
-      return trainOp.emitOpError("has no plan.job @")
-             << jobName << ": run plx-instantiate and plx-place first";
-    FailureOr<train::PlacedJob> placed = train::placedJob(job);
-    if (failed(placed))
+    FailureOr<JobFabric> fabric = jobFabric(module, trainOp);
+    if (failed(fabric))
       return failure();
-    sim::FabricCommOptions isolated;
-    isolated.contention = false;
-    sim::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
-                                               placed->params, isolated);
+    const sim::CommTimeFn &comm = fabric->comm;
     instantiate::SamplerOrError sampler =
         instantiate::BatchSampler::create(train::datasetDescOf(ops->data));
     if (!sampler.sampler)
@@ -166,8 +183,11 @@ struct AdaptiveSpPass : train::impl::AdaptiveSpPassBase<AdaptiveSpPass> {
   }
 };
 
-/// The checkpointing strategy a pass option names, if any.
-std::optional<ckpt::CheckpointStrategy> checkpointStrategyNamed(StringRef s) {
+/// The checkpointing strategy a pass option names; otherwise an error on
+/// the module, "<pass>: <option> must be adaptive, none, full or uniform".
+std::optional<ckpt::CheckpointStrategy>
+checkpointStrategyNamed(ModuleOp module, StringRef pass, StringRef option,
+                        StringRef s) {
   if (s == "adaptive")
     return ckpt::CheckpointStrategy::Adaptive;
   if (s == "none")
@@ -176,6 +196,9 @@ std::optional<ckpt::CheckpointStrategy> checkpointStrategyNamed(StringRef s) {
     return ckpt::CheckpointStrategy::Full;
   if (s == "uniform")
     return ckpt::CheckpointStrategy::Uniform;
+  module.emitError(pass) << ": " << option
+                         << " must be adaptive, none, full or uniform, got '"
+                         << s << "'";
   return std::nullopt;
 }
 
@@ -201,14 +224,10 @@ struct DynamicPpPass : train::impl::DynamicPpPassBase<DynamicPpPass> {
           << mode << "'";
       return signalPassFailure();
     }
-    std::optional<ckpt::CheckpointStrategy> ck =
-        checkpointStrategyNamed(checkpoint);
-    if (!ck) {
-      module.emitError("plx-dynamic-pp: checkpoint must be adaptive, none, "
-                       "full or uniform, got '")
-          << checkpoint << "'";
+    std::optional<ckpt::CheckpointStrategy> ck = checkpointStrategyNamed(
+        module, "plx-dynamic-pp", "checkpoint", checkpoint);
+    if (!ck)
       return signalPassFailure();
-    }
     options.checkpointing = *ck;
     if (checkpoint != "adaptive")
       name += "-ckpt-" + checkpoint;
@@ -251,13 +270,9 @@ struct CheckpointPass : train::impl::CheckpointPassBase<CheckpointPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::optional<ckpt::CheckpointStrategy> ck =
-        checkpointStrategyNamed(strategy);
-    if (!ck) {
-      module.emitError("plx-checkpoint: strategy must be adaptive, none, "
-                       "full or uniform, got '")
-          << strategy << "'";
+        checkpointStrategyNamed(module, "plx-checkpoint", "strategy", strategy);
+    if (!ck)
       return signalPassFailure();
-    }
     if (!(gap >= 0 && gap < 1)) {
       module.emitError("plx-checkpoint: gap must lie in [0, 1)");
       return signalPassFailure();
@@ -291,19 +306,10 @@ struct CheckpointPass : train::impl::CheckpointPassBase<CheckpointPass> {
     if (failed(ops))
       return failure();
     baselines::TrainSetup setup = train::trainSetupOf(*ops);
-    auto job = dyn_cast_or_null<plan::JobOp>(SymbolTable::lookupSymbolIn(
-        module, (trainOp.getSymName() + "_job").str()));
-    if (!job)
-      return trainOp.emitOpError("has no plan.job @")
-             << trainOp.getSymName()
-             << "_job: run plx-instantiate and plx-place first";
-    FailureOr<train::PlacedJob> placed = train::placedJob(job);
-    if (failed(placed))
+    FailureOr<JobFabric> fabric = jobFabric(module, trainOp);
+    if (failed(fabric))
       return failure();
-    sim::FabricCommOptions isolated;
-    isolated.contention = false;
-    sim::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
-                                               placed->params, isolated);
+    const sim::CommTimeFn &comm = fabric->comm;
     lower::PipelinedStepPlan plan = train::pipelinedStepPlanOf(step);
     train::DppJobLayout layout;
     layout.spDegree = plan.spDegree;

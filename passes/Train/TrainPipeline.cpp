@@ -275,34 +275,29 @@ baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
       strategy.getCheckpoint() == plx::Checkpoint::adaptive;
   if (!adaptiveSp && !dynamicPp && !adaptiveCkpt)
     return baselines::planStaticLayout(setup, lengths, base, comm);
-  // pp = dynamic without tensor or context parallelism: DPP.
-  if (allowFlexSp && dynamicPp && base.tp == 1 && base.cp == 1 &&
-      setup.microBatchSeqs == 0) {
-    baselines::NamedPlan dpp = planJobDynamicPp(setup, lengths, train, comm);
-    if (dpp.ok())
-      return dpp;
+  // A planner's plan, else the searched static layouts below; when those
+  // fail too, the error says why the planner could not plan either.
+  auto orSearch = [&](baselines::NamedPlan planned) {
+    if (planned.ok())
+      return planned;
     baselines::NamedPlan fallback =
         planJobStrategy(setup, lengths, train, comm, /*allowFlexSp=*/false);
     if (!fallback.ok())
-      fallback.error = "dpp: " + dpp.error + "; " + fallback.error;
+      fallback.error =
+          planned.name + ": " + planned.error + "; " + fallback.error;
     return fallback;
-  }
+  };
+  // pp = dynamic without tensor or context parallelism: DPP.
+  if (allowFlexSp && dynamicPp && base.tp == 1 && base.cp == 1 &&
+      setup.microBatchSeqs == 0)
+    return orSearch(planJobDynamicPp(setup, lengths, train, comm));
   // sp = adaptive on its own: FlexSP's planner.
   if (allowFlexSp && strategy.getSp() == plx::SpMode::adaptive && !dynamicPp &&
       !adaptiveCkpt && base.tp == 1 && base.cp == 1 && base.pp == 1 &&
       setup.microBatchSeqs == 0) {
     adaptivesp::AdaptiveSpOptions options;
     double solver = 0;
-    baselines::NamedPlan flexsp =
-        planFlexSp(setup, lengths, comm, options, solver);
-    if (flexsp.ok())
-      return flexsp;
-    // Fall through to the searched static layouts, saying why.
-    baselines::NamedPlan fallback =
-        planJobStrategy(setup, lengths, train, comm, /*allowFlexSp=*/false);
-    if (!fallback.ok())
-      fallback.error = "flexsp: " + flexsp.error + "; " + fallback.error;
-    return fallback;
+    return orSearch(planFlexSp(setup, lengths, comm, options, solver));
   }
 
   // The choices the strategy leaves open, searched over static layouts:

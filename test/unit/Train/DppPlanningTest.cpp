@@ -4,6 +4,8 @@
 #include "passes/Lower/PipelineLowering.h"
 #include "passes/Train/FlexSpModel.h"
 
+#include "TrainFixtures.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,27 +15,7 @@ using namespace plexus::train;
 
 namespace {
 
-/// 4 layers, h = 256, 4 heads (d = 64), GeLU ffn 1024, vocab 1000, on a
-/// chip of 1 TFLOP/s at efficiency 1 with 1 GB usable; 8 GPUs, 4 a node.
-baselines::TrainSetup smallSetup() {
-  baselines::TrainSetup s;
-  s.model.shape.layers = 4;
-  s.model.shape.hidden = 256;
-  s.model.shape.heads = 4;
-  s.model.shape.kvHeads = 4;
-  s.model.shape.ffn = 1024;
-  s.model.shape.vocab = 1000;
-  s.model.shape.mlp = cost::MlpKind::GeLU;
-  s.model.chip.bf16Flops = 1e12;
-  s.model.chip.hbmBytes = 1'000'000'000;
-  s.model.efficiency = 1.0;
-  s.model.checkpointing = cost::Checkpointing::Selective;
-  s.model.zero = 3;
-  s.world = 8;
-  s.chipsPerNode = 4;
-  s.memoryBytes = 1'000'000'000;
-  return s;
-}
+using fixtures::smallSetup;
 
 /// An all-to-all takes 1 ms + bytes / 1 GB/s; an all-gather 0.5 ms, a
 /// reduce-scatter 0.25 ms.

@@ -1,6 +1,8 @@
 //===- FlexSpModelTest.cpp - FlexSP's cost model from a spec --------------===//
 #include "passes/Train/FlexSpModel.h"
 
+#include "TrainFixtures.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,27 +13,7 @@ using namespace plexus::train;
 
 namespace {
 
-/// 4 layers, h = 256, 4 heads, GeLU ffn 1024, vocab 1000, on a chip of
-/// 1 TFLOP/s at efficiency 1 with 1 GB; 8 GPUs, 4 per node, ZeRO-3.
-baselines::TrainSetup smallSetup() {
-  baselines::TrainSetup s;
-  s.model.shape.layers = 4;
-  s.model.shape.hidden = 256;
-  s.model.shape.heads = 4;
-  s.model.shape.kvHeads = 4;
-  s.model.shape.ffn = 1024;
-  s.model.shape.vocab = 1000;
-  s.model.shape.mlp = cost::MlpKind::GeLU;
-  s.model.chip.bf16Flops = 1e12;
-  s.model.chip.hbmBytes = 1'000'000'000;
-  s.model.efficiency = 1.0;
-  s.model.checkpointing = cost::Checkpointing::Selective;
-  s.model.zero = 3;
-  s.world = 8;
-  s.chipsPerNode = 4;
-  s.memoryBytes = 1'000'000'000;
-  return s;
-}
+using fixtures::smallSetup;
 
 double directTrainFlops(const lower::TrainModel &m, int64_t s) {
   double f = 0;
