@@ -16,6 +16,21 @@ namespace plexus::dpp {
 
 namespace {
 
+/// The split chunks of sequence `id` cut at `cuts`: one per slice but the
+/// last (its tail), in slice order.
+std::vector<Chunk>
+leadingSplitChunks(int64_t id,
+                   const std::vector<std::pair<int64_t, int64_t>> &cuts) {
+  std::vector<Chunk> out;
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    Chunk c;
+    c.kind = ChunkKind::Split;
+    c.pieces.push_back({id, cuts[i].first, cuts[i].second});
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 /// a <= b up to rounding.
 bool atMost(double a, double b) {
   return a <= b + 1e-9 * std::max(1.0, std::fabs(b));
@@ -177,14 +192,7 @@ Result<Chunking> chunkSequences(const DppModel &model,
       shorts.push_back(id);
       continue;
     }
-    std::vector<Chunk> own;
-    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-      Chunk c;
-      c.kind = ChunkKind::Split;
-      c.pieces.push_back({id, cuts[i].first, cuts[i].second});
-      own.push_back(std::move(c));
-    }
-    splitChunks.push_back(std::move(own));
+    splitChunks.push_back(leadingSplitChunks(id, cuts));
     const auto [begin, end] = cuts.back();
     Bucket b;
     b.pieces.push_back({id, begin, end});
@@ -332,14 +340,7 @@ Result<Chunking> chunkEvenTokens(const DppModel &model,
       shorts.push_back(id);
       continue;
     }
-    std::vector<Chunk> own;
-    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-      Chunk c;
-      c.kind = ChunkKind::Split;
-      c.pieces.push_back({id, cuts[i].first, cuts[i].second});
-      own.push_back(std::move(c));
-    }
-    splitChunks.push_back(std::move(own));
+    splitChunks.push_back(leadingSplitChunks(id, cuts));
     Bucket b;
     b.pieces.push_back({id, cuts.back().first, cuts.back().second});
     b.hasTail = true;
