@@ -46,7 +46,7 @@ serve pipeswift {
     pp = 2;
     ep = 8;
     dp_attention = true;
-    mtp = 1;
+    mtp = 3;
     wave_interval = auto;
     memory_utilization = 0.8;
   }

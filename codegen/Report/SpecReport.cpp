@@ -220,6 +220,10 @@ json report::specReportJson(ModuleOp module, const json &predictions) {
           lookup<plx::WorkloadOp>(module, serve.getWorkloadAttr()));
       j["fabric"] =
           fabricJson(lookup<plx::FabricOp>(module, serve.getFabricAttr()));
+      auto it = predictions.find(serve.getSymName().str());
+      if (it != predictions.end())
+        for (const auto &[key, value] : it->items())
+          j[key] = value;
       jobs.push_back(std::move(j));
     }
   }
@@ -269,6 +273,15 @@ static std::string secondsText(double s) {
   char buffer[48];
   if (s < 1e-9) // rounding noise of sums of spans
     return "0 s";
+  if (s >= 1000) { // 4,520 s rather than 4.52e+03 s
+    std::string digits = std::to_string(std::llround(s)), grouped;
+    for (size_t i = 0; i < digits.size(); ++i) {
+      if (i > 0 && (digits.size() - i) % 3 == 0)
+        grouped += ',';
+      grouped += digits[i];
+    }
+    return grouped + " s";
+  }
   if (s >= 1)
     std::snprintf(buffer, sizeof(buffer), "%.3g s", s);
   else
@@ -415,6 +428,56 @@ static void printPrediction(const json &job, std::ostream &os) {
   }
 }
 
+/// "overall 2,482 s (turns: mean 41.2 s, P50 ..., P99 ...)".
+static std::string jctText(const json &jct) {
+  return "overall " + secondsText(jct["overall_s"].get<double>()) +
+         " (turns: mean " + secondsText(jct["turn_mean_s"].get<double>()) +
+         ", P50 " + secondsText(jct["turn_p50_s"].get<double>()) + ", P90 " +
+         secondsText(jct["turn_p90_s"].get<double>()) + ", P99 " +
+         secondsText(jct["turn_p99_s"].get<double>()) + ")";
+}
+
+/// The plan and replay lines of one serve job.
+static void printServePrediction(const json &job, std::ostream &os) {
+  const json &l = job["layout"];
+  const json &p = job["policy"];
+  os << "  layout   " << l["instances"].get<int64_t>() << " x (pp "
+     << l["pp"].get<int64_t>() << " x ep " << l["ep"].get<int64_t>()
+     << (l["dp_attention"].get<bool>() ? ", DP-attention" : ", TP attention")
+     << ") on " << l["chips"].get<int64_t>() << " chips, layers per stage ";
+  const json &layers = l["layers_per_stage"];
+  for (size_t i = 0; i < layers.size(); ++i)
+    os << (i ? "/" : "") << layers[i].get<int64_t>();
+  os << "\n";
+  os << "  policy   prefill wave every " << p["interval"].get<int64_t>()
+     << " decode rounds"
+     << (p["interval_chosen"].get<bool>() ? " (chosen for the workload)" : "")
+     << ", MTP " << p["mtp_drafts"].get<int64_t>() << " draft(s)\n";
+  os << "  jct      " << jctText(job["jct"]);
+  if (!job["completed"].get<bool>())
+    os << ", incomplete: " << job["incomplete"].get<std::string>();
+  os << "\n";
+  os << "  baselines (job completion time, replayed)\n";
+  const double mine = job["jct"]["overall_s"].get<double>();
+  for (const auto &[name, b] : job["baselines"].items()) {
+    char padded[40];
+    std::snprintf(padded, sizeof(padded), "%-22s", name.c_str());
+    os << "           " << padded;
+    if (b.contains("infeasible")) {
+      os << "infeasible: " << b["infeasible"].get<std::string>() << "\n";
+      continue;
+    }
+    const double theirs = b["jct"]["overall_s"].get<double>();
+    char ratio[32];
+    std::snprintf(ratio, sizeof(ratio), "%.2f", mine > 0 ? theirs / mine : 0);
+    os << secondsText(theirs) << " on " << b["chips"].get<int64_t>()
+       << " chips (" << ratio << " x the plan's)";
+    if (!b["completed"].get<bool>())
+      os << ", incomplete: " << b["incomplete"].get<std::string>();
+    os << "\n";
+  }
+}
+
 void report::printSpecReport(ModuleOp module, std::ostream &os,
                              const json &predictions) {
   json root = specReportJson(module, predictions);
@@ -473,6 +536,8 @@ void report::printSpecReport(ModuleOp module, std::ostream &os,
        << " per link\n";
     if (job.contains("plan"))
       printPrediction(job, os);
+    else if (job.contains("jct"))
+      printServePrediction(job, os);
     else if (job.contains("not_planned"))
       os << "  plan     not planned: " << job["not_planned"].get<std::string>()
          << "\n";

@@ -19,6 +19,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "passes/Instantiate/Passes.h"
 #include "passes/Placement/Passes.h"
+#include "passes/ServeJob/ServePipeline.h"
 #include "passes/Train/TrainPipeline.h"
 
 #include "mlir/IR/AsmState.h"
@@ -178,9 +179,27 @@ int main(int argc, char **argv) {
       return false;
     for (const plexus::train::TrainPrediction &p : *result)
       predictions[p.job] = plexus::train::predictionJson(p);
-    if (!tracePath.empty() && result->empty()) {
-      std::cerr << "plxc: error: --trace needs a train job to simulate\n";
+    // The serve pipeline: plan and replay each serve job
+    // (passes/ServeJob/ServePipeline.h).
+    plexus::servejob::ServeOptions serveOptions;
+    serveOptions.progress = options.progress;
+    auto served = plexus::servejob::predictServeJobs(*module, serveOptions);
+    if (mlir::failed(served))
       return false;
+    for (const plexus::servejob::ServePrediction &p : *served)
+      predictions[p.job] = plexus::servejob::servePredictionJson(p);
+    if (!tracePath.empty() && result->empty()) {
+      // No train job: the first serve job's replay.
+      if (served->empty()) {
+        std::cerr << "plxc: error: --trace needs a train or serve job\n";
+        return false;
+      }
+      if (std::string error =
+              plexus::servejob::writeServeTrace(served->front(), tracePath);
+          !error.empty()) {
+        std::cerr << "plxc: error: " << error << "\n";
+        return false;
+      }
     }
     if (!outputDir.empty()) {
       if (std::error_code ec = llvm::sys::fs::create_directories(outputDir)) {

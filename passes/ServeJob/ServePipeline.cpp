@@ -1,0 +1,305 @@
+//===- ServePipeline.cpp - Plan and replay each serve job -----------------===//
+#include "passes/ServeJob/ServePipeline.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+using namespace mlir;
+
+namespace plexus::servejob {
+
+namespace {
+
+/// `path` as given when it exists, else beside the .plx file of `loc`.
+std::string resolveBesideSpec(const std::string &path, Location loc) {
+  if (llvm::sys::path::is_absolute(path) || llvm::sys::fs::exists(path))
+    return path;
+  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
+    llvm::SmallString<256> p(llvm::sys::path::parent_path(file.getFilename()));
+    llvm::sys::path::append(p, path);
+    return std::string(p);
+  }
+  return path;
+}
+
+serving::AgentPreset presetOf(plx::AgentPreset p) {
+  switch (p) {
+  case plx::AgentPreset::swe_bench:
+    return serving::AgentPreset::SweBench;
+  case plx::AgentPreset::browsecomp:
+    return serving::AgentPreset::BrowseComp;
+  case plx::AgentPreset::custom:
+    break;
+  }
+  return serving::AgentPreset::Custom;
+}
+
+/// Link bandwidth of the fabric's topology, bytes/s per chip port.
+double linkBandwidthOf(plx::FabricOp fabric) {
+  double bw = 0;
+  llvm::TypeSwitch<Attribute>(fabric.getTopology())
+      .Case([&](plx::RailXAttr a) { bw = a.getLinkBandwidth().value; })
+      .Case([&](plx::FatTreeAttr a) { bw = a.getLinkBandwidth().value; })
+      .Case([&](plx::RailOptimizedAttr a) { bw = a.getLinkBandwidth().value; })
+      .Case([&](plx::TorusAttr a) { bw = a.getLinkBandwidth().value; });
+  return bw;
+}
+
+nlohmann::ordered_json jctJson(const serving::ServingMetrics &m) {
+  nlohmann::ordered_json j;
+  j["overall_s"] = m.overallJct;
+  j["turn_mean_s"] = m.meanTurnJct;
+  j["turn_p50_s"] = m.p50TurnJct;
+  j["turn_p90_s"] = m.p90TurnJct;
+  j["turn_p99_s"] = m.p99TurnJct;
+  return j;
+}
+
+/// The outcome of replaying `workload` on `system` (or why not).
+SystemOutcome
+replayOutcome(const std::string &name, const serving::AgentWorkload &workload,
+              const serving::Result<serving::ServingSystem> &sys) {
+  SystemOutcome o;
+  o.name = name;
+  if (!sys) {
+    o.error = sys.error;
+    return o;
+  }
+  o.chips = sys->chips;
+  serving::ReplayOptions options;
+  options.keepTurns = false;
+  serving::Result<serving::ReplayResult> r =
+      serving::replay(workload, *sys, options);
+  if (!r) {
+    o.error = r.error;
+    return o;
+  }
+  o.completed = r->completed;
+  o.incomplete = r->incomplete;
+  o.metrics = r->metrics;
+  return o;
+}
+
+} // namespace
+
+FailureOr<serving::AgentWorkload> workloadOf(plx::WorkloadOp op, int64_t seed) {
+  FailureOr<serving::AgentWorkload> out = failure();
+  llvm::TypeSwitch<Attribute>(op.getSource())
+      .Case([&](plx::TrajectoriesAttr a) {
+        const std::string path =
+            resolveBesideSpec(a.getPath().str(), op.getLoc());
+        serving::TraceRead read = serving::readTrajectoriesFile(path);
+        if (!read.ok()) {
+          InFlightDiagnostic d = op.emitOpError("trajectories '")
+                                 << path << "': " << read.errors[0].str();
+          for (size_t i = 1; i < read.errors.size() && i < 10; ++i)
+            d.attachNote() << read.errors[i].str();
+          return;
+        }
+        serving::AgentWorkload w;
+        w.tasks = std::move(read.tasks);
+        w.concurrency = a.getConcurrency();
+        out = std::move(w);
+      })
+      .Case([&](plx::SyntheticAgentAttr a) {
+        serving::SyntheticAgentParams p;
+        p.preset = presetOf(a.getPreset());
+        p.tasks = a.getTasks();
+        p.concurrency = a.getConcurrency();
+        p.turns = a.getTurns();
+        p.prompt = a.getPrompt();
+        p.newTokens = a.getNewTokens();
+        p.outputTokens = a.getOutputTokens();
+        p.toolLatency = a.getToolLatency();
+        p.maxLen = a.getMaxLen();
+        serving::Result<serving::AgentWorkload> w =
+            serving::generateAgentWorkload(p, static_cast<uint64_t>(seed));
+        if (!w) {
+          op.emitOpError("cannot generate its tasks: ") << w.error;
+          return;
+        }
+        out = *w;
+      });
+  return out;
+}
+
+serving::ServingModel servingModelOf(plx::ServeOp serve, plx::ModelOp model,
+                                     plx::FabricOp fabric) {
+  serving::ServingModel m;
+  m.shape = model.getShape().toShape();
+  m.hardware.chip = fabric.getChip().toChipSpec();
+  m.hardware.chipsPerNode = fabric.getChipsPerNode();
+  if (fabric.getIntraNodeBandwidth() > 0)
+    m.hardware.intraNodeBandwidth =
+        static_cast<double>(fabric.getIntraNodeBandwidth());
+  if (double bw = linkBandwidthOf(fabric); bw > 0)
+    m.hardware.interNodeBandwidth = bw;
+  m.cost.memoryUtilization = serve.getStrategy().getMemoryUtilization();
+  return m;
+}
+
+FailureOr<std::vector<ServePrediction>>
+predictServeJobs(ModuleOp module, const ServeOptions &options) {
+  std::vector<ServePrediction> out;
+  const auto begin = std::chrono::steady_clock::now();
+  auto progress = [&](const std::string &line) {
+    if (options.progress &&
+        std::chrono::steady_clock::now() - begin > std::chrono::seconds(1))
+      options.progress(line);
+  };
+  for (auto serve : module.getOps<plx::ServeOp>()) {
+    auto model = dyn_cast_or_null<plx::ModelOp>(
+        SymbolTable::lookupSymbolIn(module, serve.getModelAttr()));
+    auto workloadOp = dyn_cast_or_null<plx::WorkloadOp>(
+        SymbolTable::lookupSymbolIn(module, serve.getWorkloadAttr()));
+    auto fabric = dyn_cast_or_null<plx::FabricOp>(
+        SymbolTable::lookupSymbolIn(module, serve.getFabricAttr()));
+    if (!model || !workloadOp || !fabric)
+      return serve.emitOpError("names a model, workload or fabric the "
+                               "module does not declare");
+    FailureOr<serving::AgentWorkload> workload =
+        workloadOf(workloadOp, serve.getSeed());
+    if (failed(workload))
+      return failure();
+    const serving::ServingModel m = servingModelOf(serve, model, fabric);
+    const plx::ServeStrategyAttr s = serve.getStrategy();
+    const std::string name = serve.getSymName().str();
+
+    serving::ServingPlanRequest request;
+    request.chips = serve.getJobChips(fabric);
+    request.pp = s.getPp();
+    request.ep = s.getEp();
+    request.dpAttention = s.getDpAttention() ? 1 : 0;
+    request.mtpDrafts = s.getMtpDrafts();
+    request.waveInterval = s.getWaveInterval();
+
+    ServePrediction p;
+    p.job = name;
+    p.chips = request.chips;
+    progress("plxc: job '" + name + "': planning the layout and interval");
+    const auto start = std::chrono::steady_clock::now();
+    serving::Result<serving::ServingPlan> plan =
+        serving::planServing(*workload, m, request);
+    p.plannerSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (!plan)
+      return serve.emitOpError("cannot plan the serve job: ") << plan.error;
+    p.layout = plan->layout;
+    p.instances = plan->system.serving.instances;
+    p.waveInterval = plan->waveInterval;
+    p.intervalChosen = request.waveInterval == 0;
+    p.sweep = plan->sweep;
+    p.replay = plan->predicted;
+
+    // The baselines on the same workload (reference section 1.8).
+    progress("plxc: job '" + name + "': replaying the baselines");
+    p.baselines.push_back(replayOutcome(
+        "wide-ep", *workload,
+        serving::wideEpSystem(m, *workload, request.chips, false)));
+    p.baselines.push_back(replayOutcome(
+        "wide-ep-prefill-delay", *workload,
+        serving::wideEpSystem(m, *workload, request.chips, true)));
+    p.baselines.push_back(
+        replayOutcome("vllm-pp2", *workload,
+                      serving::vllmPp2System(m, *workload, request.chips)));
+    p.baselines.push_back(replayOutcome(
+        "pd-disaggregated", *workload,
+        serving::pdDisaggregatedSystem(m, *workload, request.chips)));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+nlohmann::ordered_json servePredictionJson(const ServePrediction &p) {
+  nlohmann::ordered_json j;
+  nlohmann::ordered_json layout;
+  layout["pp"] = p.layout.pp;
+  layout["ep"] = p.layout.ep;
+  layout["dp_attention"] = p.layout.dpAttention;
+  layout["instances"] = p.instances;
+  layout["chips"] = p.chips;
+  layout["layers_per_stage"] = p.layout.stageLayers;
+  j["layout"] = layout;
+  nlohmann::ordered_json policy;
+  policy["interval"] = p.waveInterval;
+  policy["interval_chosen"] = p.intervalChosen;
+  policy["mtp_drafts"] = p.layout.mtpDrafts;
+  nlohmann::ordered_json sweep = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < p.sweep.intervals.size(); ++i) {
+    nlohmann::ordered_json point;
+    point["interval"] = p.sweep.intervals[i];
+    point["overall_s"] = p.sweep.overallJct[i];
+    sweep.push_back(std::move(point));
+  }
+  policy["interval_sweep"] = std::move(sweep);
+  j["policy"] = policy;
+  j["completed"] = p.replay.completed;
+  if (!p.replay.completed)
+    j["incomplete"] = p.replay.incomplete;
+  j["jct"] = jctJson(p.replay.metrics);
+  j["throughput_tokens_per_s"] = p.replay.metrics.outputTokensPerSecond;
+  j["tasks"] = p.replay.metrics.tasks;
+  j["turns"] = p.replay.metrics.turns;
+  j["prefix_hit_rate"] = p.replay.metrics.prefixHitRate;
+  // The one wall-clock figure of the report (not deterministic).
+  j["planner_time_s"] = p.plannerSeconds;
+  nlohmann::ordered_json baselines = nlohmann::ordered_json::object();
+  for (const SystemOutcome &o : p.baselines) {
+    nlohmann::ordered_json b;
+    if (!o.ok()) {
+      b["infeasible"] = o.error;
+    } else {
+      b["chips"] = o.chips;
+      b["completed"] = o.completed;
+      if (!o.completed)
+        b["incomplete"] = o.incomplete;
+      b["jct"] = jctJson(o.metrics);
+    }
+    baselines[o.name] = std::move(b);
+  }
+  j["baselines"] = std::move(baselines);
+  return j;
+}
+
+std::string writeServeTrace(const ServePrediction &p, const std::string &path) {
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
+  for (int64_t i = 0; i < p.instances; ++i) {
+    nlohmann::ordered_json meta;
+    meta["name"] = "process_name";
+    meta["ph"] = "M";
+    meta["pid"] = i;
+    meta["args"]["name"] = "instance " + std::to_string(i);
+    events.push_back(std::move(meta));
+  }
+  for (const serving::TurnRecord &t : p.replay.turns) {
+    nlohmann::ordered_json e;
+    e["name"] =
+        "task " + std::to_string(t.task) + " turn " + std::to_string(t.turn);
+    e["cat"] = "turn";
+    e["ph"] = "X";
+    e["ts"] = t.arrival * 1e6;
+    e["dur"] = t.jct() * 1e6;
+    e["pid"] = t.instance;
+    e["tid"] = t.task;
+    events.push_back(std::move(e));
+  }
+  nlohmann::ordered_json root;
+  root["traceEvents"] = std::move(events);
+  root["displayTimeUnit"] = "ms";
+  std::ofstream out(path);
+  if (!out)
+    return "cannot open '" + path + "' for writing";
+  out << root.dump() << "\n";
+  if (!out)
+    return "cannot write '" + path + "'";
+  return {};
+}
+
+} // namespace plexus::servejob

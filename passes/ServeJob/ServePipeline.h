@@ -1,0 +1,90 @@
+//===- ServePipeline.h - Plan and replay each serve job ---------*- C++ -*-===//
+//
+// What `plxc spec.plx` does for every plx.serve: build its agent workload
+// (recorded trajectories, or the seeded generator of its preset), plan the
+// PipeSwift-style system for it (layout and layer split as the strategy
+// fixes or the planner chooses, the wave interval I for `auto`) with
+// passes/Serving, replay the workload on that plan and on each baseline
+// system, and return the job completion times for the report. A thin
+// adapter: every number comes from passes/Serving.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLEXUS_PASSES_SERVEJOB_SERVEPIPELINE_H
+#define PLEXUS_PASSES_SERVEJOB_SERVEPIPELINE_H
+
+#include "dialects/Plx/IR/PlxDialect.h"
+#include "passes/Serving/ServingSystems.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace plexus::servejob {
+
+struct ServeOptions {
+  /// Called with a line of progress (planning and replays take seconds).
+  std::function<void(const std::string &)> progress;
+};
+
+/// One system's replay of the workload.
+struct SystemOutcome {
+  std::string name;
+  std::string error; ///< why it could not be built or replayed
+  int64_t chips = 0;
+  bool completed = true;
+  std::string incomplete; ///< why the replay did not finish
+  serving::ServingMetrics metrics;
+  bool ok() const { return error.empty(); }
+};
+
+struct ServePrediction {
+  std::string job;
+  int64_t chips = 0;
+  int64_t instances = 0;
+  serving::ServingLayout layout; ///< with its layer split
+  int64_t waveInterval = 0;
+  bool intervalChosen = false; ///< `auto`: chosen by the planner
+  serving::WaveIntervalSweep sweep;
+  serving::ReplayResult replay; ///< the plan's replay (turns kept)
+  std::vector<SystemOutcome> baselines;
+  double plannerSeconds = 0; ///< wall time of planning (not deterministic)
+};
+
+/// The workload of a plx.workload; `seed` draws the synthetic ones. Errors
+/// are emitted on the workload op (a trajectories file's bad lines with
+/// their line numbers).
+mlir::FailureOr<serving::AgentWorkload> workloadOf(plx::WorkloadOp op,
+                                                   int64_t seed);
+
+/// The model and hardware of a serve job: the model's shape, the fabric's
+/// chip, chips per node, intra-node bandwidth and the topology's link
+/// bandwidth per chip between nodes; memory_utilization from the strategy.
+serving::ServingModel servingModelOf(plx::ServeOp serve, plx::ModelOp model,
+                                     plx::FabricOp fabric);
+
+/// Plans and replays every plx.serve of `module`. A plan that cannot be
+/// made is an error emitted on the job; baselines that cannot run are
+/// reported, not errors.
+mlir::FailureOr<std::vector<ServePrediction>>
+predictServeJobs(mlir::ModuleOp module, const ServeOptions &options);
+
+/// The report fields of one prediction: "layout" ("pp", "ep",
+/// "dp_attention", "instances", "layers_per_stage"), "policy" ("interval",
+/// "interval_chosen", "mtp_drafts", "interval_sweep"), "jct" ("overall_s",
+/// "turn_mean_s", "turn_p50_s", "turn_p90_s", "turn_p99_s"),
+/// "throughput_tokens_per_s", "planner_time_s" and "baselines" (each
+/// baseline's "chips" and "jct", or "infeasible").
+nlohmann::ordered_json servePredictionJson(const ServePrediction &p);
+
+/// Writes the replay as a Chrome trace: one process per instance, each
+/// turn a span from its arrival to its finish on its task's track.
+/// Returns an error message, or an empty string.
+std::string writeServeTrace(const ServePrediction &p, const std::string &path);
+
+} // namespace plexus::servejob
+
+#endif // PLEXUS_PASSES_SERVEJOB_SERVEPIPELINE_H
