@@ -32,6 +32,7 @@ bench: build
 	$(BUILD_DIR)/bin/bench-calibration bench/calibration/specs
 	$(BUILD_DIR)/bin/bench-flexsp
 	$(BUILD_DIR)/bin/bench-dpp
+	$(BUILD_DIR)/bin/bench-serving
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -10,7 +10,8 @@ for d in Plx Plan Rt; do
   cp "$BUILD_DIR/docs/dialects/${d}Dialect.md" "docs/dialects/${d}Dialect.md"
 done
 mkdir -p docs/passes
-for p in PlacementPasses InstantiatePasses SimulatePasses TrainPasses; do
+for p in PlacementPasses InstantiatePasses SimulatePasses TrainPasses \
+  ServePasses; do
   cp "$BUILD_DIR/docs/passes/${p}.md" "docs/passes/${p}.md"
 done
 echo "docs/dialects updated"

@@ -144,6 +144,33 @@ serving::ServingModel servingModelOf(plx::ServeOp serve, plx::ModelOp model,
   return m;
 }
 
+FailureOr<ServeJobOps> serveJobOps(ModuleOp module, plx::ServeOp serve) {
+  ServeJobOps ops;
+  ops.model = dyn_cast_or_null<plx::ModelOp>(
+      SymbolTable::lookupSymbolIn(module, serve.getModelAttr()));
+  ops.workload = dyn_cast_or_null<plx::WorkloadOp>(
+      SymbolTable::lookupSymbolIn(module, serve.getWorkloadAttr()));
+  ops.fabric = dyn_cast_or_null<plx::FabricOp>(
+      SymbolTable::lookupSymbolIn(module, serve.getFabricAttr()));
+  if (!ops.model || !ops.workload || !ops.fabric)
+    return serve.emitOpError("names a model, workload or fabric the "
+                             "module does not declare");
+  return ops;
+}
+
+serving::ServingPlanRequest planRequestOf(plx::ServeOp serve,
+                                          plx::FabricOp fabric) {
+  const plx::ServeStrategyAttr s = serve.getStrategy();
+  serving::ServingPlanRequest request;
+  request.chips = serve.getJobChips(fabric);
+  request.pp = s.getPp();
+  request.ep = s.getEp();
+  request.dpAttention = s.getDpAttention() ? 1 : 0;
+  request.mtpDrafts = s.getMtpDrafts();
+  request.waveInterval = s.getWaveInterval();
+  return request;
+}
+
 FailureOr<std::vector<ServePrediction>>
 predictServeJobs(ModuleOp module, const ServeOptions &options) {
   std::vector<ServePrediction> out;
@@ -154,30 +181,18 @@ predictServeJobs(ModuleOp module, const ServeOptions &options) {
       options.progress(line);
   };
   for (auto serve : module.getOps<plx::ServeOp>()) {
-    auto model = dyn_cast_or_null<plx::ModelOp>(
-        SymbolTable::lookupSymbolIn(module, serve.getModelAttr()));
-    auto workloadOp = dyn_cast_or_null<plx::WorkloadOp>(
-        SymbolTable::lookupSymbolIn(module, serve.getWorkloadAttr()));
-    auto fabric = dyn_cast_or_null<plx::FabricOp>(
-        SymbolTable::lookupSymbolIn(module, serve.getFabricAttr()));
-    if (!model || !workloadOp || !fabric)
-      return serve.emitOpError("names a model, workload or fabric the "
-                               "module does not declare");
+    FailureOr<ServeJobOps> ops = serveJobOps(module, serve);
+    if (failed(ops))
+      return failure();
     FailureOr<serving::AgentWorkload> workload =
-        workloadOf(workloadOp, serve.getSeed());
+        workloadOf(ops->workload, serve.getSeed());
     if (failed(workload))
       return failure();
-    const serving::ServingModel m = servingModelOf(serve, model, fabric);
-    const plx::ServeStrategyAttr s = serve.getStrategy();
+    const serving::ServingModel m =
+        servingModelOf(serve, ops->model, ops->fabric);
     const std::string name = serve.getSymName().str();
-
-    serving::ServingPlanRequest request;
-    request.chips = serve.getJobChips(fabric);
-    request.pp = s.getPp();
-    request.ep = s.getEp();
-    request.dpAttention = s.getDpAttention() ? 1 : 0;
-    request.mtpDrafts = s.getMtpDrafts();
-    request.waveInterval = s.getWaveInterval();
+    const serving::ServingPlanRequest request =
+        planRequestOf(serve, ops->fabric);
 
     ServePrediction p;
     p.job = name;

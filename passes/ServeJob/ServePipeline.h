@@ -66,6 +66,24 @@ mlir::FailureOr<serving::AgentWorkload> workloadOf(plx::WorkloadOp op,
 serving::ServingModel servingModelOf(plx::ServeOp serve, plx::ModelOp model,
                                      plx::FabricOp fabric);
 
+/// The ops a plx.serve names.
+struct ServeJobOps {
+  plx::ModelOp model;
+  plx::WorkloadOp workload;
+  plx::FabricOp fabric;
+};
+
+/// The model, workload and fabric `serve` names in `module`; an error on
+/// the job when one is missing.
+mlir::FailureOr<ServeJobOps> serveJobOps(mlir::ModuleOp module,
+                                         plx::ServeOp serve);
+
+/// What the job's strategy fixes for serving::planServing: the job's chips
+/// on `fabric`, pp, ep, DP-attention, the MTP drafts and the wave interval
+/// (0 for `auto`: the planner chooses).
+serving::ServingPlanRequest planRequestOf(plx::ServeOp serve,
+                                          plx::FabricOp fabric);
+
 /// Plans and replays every plx.serve of `module`. A plan that cannot be
 /// made is an error emitted on the job; baselines that cannot run are
 /// reported, not errors.

@@ -57,9 +57,11 @@ struct Instance {
 };
 
 struct TaskState {
-  int64_t unit = -1;    // instance (colocated) or PD unit
-  int64_t nextTurn = 0; // the turn in progress
-  double arrival = 0;   // when the turn in progress arrived
+  int64_t unit = -1;     // instance (colocated) or PD unit
+  int64_t nextTurn = 0;  // the turn in progress
+  double arrival = 0;    // when the turn in progress arrived
+  double admitted = 0;   // when its (last) prefill wave started
+  double firstToken = 0; // when that prefill left the pipeline
 };
 
 class Replayer {
@@ -74,6 +76,11 @@ public:
         back.emplace_back(s.decode);
     linkFree.assign(
         front.size() * size_t(std::max<int64_t>(1, s.transfer.lanes)), 0.0);
+    size_t stages = size_t(std::max<int64_t>(
+        1, std::max(s.serving.policy.stages,
+                    s.disaggregated ? s.decode.policy.stages : 0)));
+    result.stagePrefillSeconds.assign(stages, 0.0);
+    result.stageDecodeSeconds.assign(stages, 0.0);
   }
 
   Result<ReplayResult> run();
@@ -81,6 +88,7 @@ public:
 private:
   void startTask(int64_t task, double time);
   void step(Instance &in, int64_t index, bool decodeSide);
+  double drain(Instance &in, double now);
   double runWave(Instance &in, const Decision &d, double now);
   double runDecode(Instance &in, const Decision &d, double now);
   void turnDone(int64_t task, int64_t turn, int64_t instance, double finish);
@@ -93,6 +101,7 @@ private:
   std::vector<double> linkFree;      // PD units' KV lanes, unit-major
   std::vector<TaskState> tasks;
   int64_t nextTask = 0, finishedTasks = 0;
+  double waveStart = 0; // after the flush, of the wave run last
   std::string error;
   ReplayResult result;
 };
@@ -112,7 +121,8 @@ void Replayer::turnDone(int64_t task, int64_t turn, int64_t instance,
   TaskState &t = tasks[size_t(task)];
   const AgentTask &data = workload.tasks[size_t(task)];
   // Kept for the metrics; dropped at the end unless asked for.
-  result.turns.push_back({task, turn, instance, t.arrival, finish});
+  result.turns.push_back(
+      {task, turn, instance, t.arrival, t.admitted, t.firstToken, finish});
   if (turn + 1 < int64_t(data.turns.size())) {
     t.nextTurn = turn + 1;
     double next = finish + data.turns[size_t(turn)].toolLatency;
@@ -153,20 +163,35 @@ void Replayer::handOff(int64_t unit, int64_t task, int64_t turn,
   back[size_t(unit)].pending.push({end, task, turn, true});
 }
 
+double Replayer::drain(Instance &in, double now) {
+  // Every in-flight micro-batch leaves the pipeline (and its feedback
+  // returns) before anything new enters.
+  double start = now;
+  for (int64_t p = 0; p < in.stages; ++p)
+    start = std::max({start, in.stageFree[size_t(p)], in.mbReady[size_t(p)]});
+  for (int64_t p = 0; p < in.stages; ++p)
+    result.flushIdleSeconds += start - std::max(now, in.stageFree[size_t(p)]);
+  std::fill(in.stageFree.begin(), in.stageFree.end(), start);
+  std::fill(in.mbReady.begin(), in.mbReady.end(), start);
+  return start;
+}
+
 double Replayer::runWave(Instance &in, const Decision &d, double now) {
   const int64_t stages = in.stages;
-  double start = now;
-  for (int64_t p = 0; p < stages; ++p)
-    start = std::max({start, in.stageFree[size_t(p)], in.mbReady[size_t(p)]});
-  std::fill(in.stageFree.begin(), in.stageFree.end(), start);
+  double start = drain(in, now);
+  waveStart = start;
   in.mbEnd.assign(d.microBatches.size(), start);
   double waveEnd = start;
   for (size_t m = 0; m < d.microBatches.size(); ++m) {
     const PrefillBatch &b = d.prefill[m];
+    result.prefillQuadratic += b.quadratic;
+    result.prefillBusiestQuadratic += b.maxQuadratic;
     double t = start;
     for (int64_t p = 0; p < stages; ++p) {
       double s = std::max(t, in.stageFree[size_t(p)]);
-      double e = s + in.cost->prefillSeconds(p, b);
+      double busy = in.cost->prefillSeconds(p, b);
+      result.stagePrefillSeconds[size_t(p)] += busy;
+      double e = s + busy;
       in.stageFree[size_t(p)] = e;
       t = p + 1 < stages ? e + in.cost->hopSeconds(p, b.tokens) : e;
     }
@@ -181,14 +206,8 @@ double Replayer::runWave(Instance &in, const Decision &d, double now) {
 
 double Replayer::runDecode(Instance &in, const Decision &d, double now) {
   const int64_t stages = in.stages;
-  if (d.flush) {
-    double start = now;
-    for (int64_t p = 0; p < stages; ++p)
-      start = std::max({start, in.stageFree[size_t(p)], in.mbReady[size_t(p)]});
-    std::fill(in.stageFree.begin(), in.stageFree.end(), start);
-    std::fill(in.mbReady.begin(), in.mbReady.end(), start);
-    now = start;
-  }
+  if (d.flush)
+    now = drain(in, now);
   in.mbEnd.assign(d.microBatches.size(), now);
   int64_t first = -1;
   for (size_t k = 0; k < d.microBatches.size(); ++k) {
@@ -200,7 +219,9 @@ double Replayer::runDecode(Instance &in, const Decision &d, double now) {
     double t = std::max(now, in.mbReady[k]);
     for (int64_t p = 0; p < stages; ++p) {
       double s = std::max(t, in.stageFree[size_t(p)]);
-      double e = s + in.cost->decodeSeconds(p, b);
+      double busy = in.cost->decodeSeconds(p, b);
+      result.stageDecodeSeconds[size_t(p)] += busy;
+      double e = s + busy;
       in.stageFree[size_t(p)] = e;
       t = p + 1 < stages ? e + in.cost->hopSeconds(p, b.tokens()) : e;
     }
@@ -244,6 +265,14 @@ void Replayer::step(Instance &in, int64_t index, bool decodeSide) {
   if (d.kind == StepKind::Wave) {
     in.clock = runWave(in, d, now);
     result.waveSeconds += in.clock - now;
+    if (!decodeSide) {
+      for (size_t m = 0; m < d.microBatches.size(); ++m)
+        for (int64_t id : d.microBatches[m]) {
+          TaskState &t = tasks[size_t(in.sched.request(id).task)];
+          t.admitted = waveStart;
+          t.firstToken = in.mbEnd[m];
+        }
+    }
   } else {
     in.clock = runDecode(in, d, now);
     result.decodeSeconds += in.clock - now;
@@ -314,6 +343,10 @@ Result<ReplayResult> Replayer::run() {
       s.evictions += c.evictions;
       s.promptTokens += c.promptTokens;
       s.prefillTokens += c.prefillTokens;
+      s.recomputedTokens += c.recomputedTokens;
+      s.waveRequests += c.waveRequests;
+      s.decodeRequestSteps += c.decodeRequestSteps;
+      s.decodeTokens += c.decodeTokens;
       s.peakPagesUsed = std::max(s.peakPagesUsed, c.peakPagesUsed);
     }
   result.metrics = summarizeTurns(result.turns, workload.tasks, finishedTasks);

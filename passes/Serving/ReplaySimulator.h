@@ -39,6 +39,15 @@
 // for a wave counts) as mean and nearest-rank P50 / P90 / P99, task JCT
 // mean, and throughput (output tokens and tasks per second of makespan).
 //
+// Profile, to see where the time goes: each turn's admission (the start of
+// the wave that prefilled it, after that wave's flush) and first token, so
+// its queueing; the busy seconds of every stage split into prefill and
+// decode; the stage-seconds left idle by flushes (from a flush's decision
+// until the pipeline has drained, per stage, counted from when the stage
+// itself was free); the prefill attention work and the busiest rank's share
+// of it; and the schedulers' counters summed (waves and their requests,
+// decode request-steps and the tokens they emitted, recomputed prefill).
+//
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PASSES_SERVING_REPLAYSIMULATOR_H
 #define PLEXUS_PASSES_SERVING_REPLAYSIMULATOR_H
@@ -93,10 +102,14 @@ struct ReplayOptions {
 struct TurnRecord {
   int64_t task = 0;
   int64_t turn = 0;
-  int64_t instance = 0; // colocated or decode instance
-  double arrival = 0;   // seconds
+  int64_t instance = 0;  // colocated or decode instance
+  double arrival = 0;    // seconds
+  double admitted = 0;   // when the wave that prefilled it started
+  double firstToken = 0; // when that prefill left the pipeline
   double finish = 0;
   double jct() const { return finish - arrival; }
+  /// Waiting for a wave (and for pages), before any work on the turn.
+  double queueing() const { return admitted - arrival; }
 };
 
 struct ServingMetrics {
@@ -120,6 +133,17 @@ struct ReplayResult {
   /// to the next decision.
   double waveSeconds = 0;
   double decodeSeconds = 0;
+  /// Busy seconds per stage (index = stage), summed over instances of both
+  /// pools: prefill micro-batches and decode micro-batches.
+  std::vector<double> stagePrefillSeconds, stageDecodeSeconds;
+  /// Stage-seconds left idle while the pipeline drained for a flush (before
+  /// a wave or a repartitioned decode round).
+  double flushIdleSeconds = 0;
+  /// Prefill attention work, summed over micro-batches: all of it (sum of
+  /// (c + x)^2 - c^2), and the busiest rank's share (the batches'
+  /// maxQuadratic); their ratio shows how well DP-attention ranks share it.
+  double prefillQuadratic = 0;
+  double prefillBusiestQuadratic = 0;
   int64_t kvTransfers = 0;
   double kvTransferBytes = 0;
   std::vector<TurnRecord> turns; // in finish order

@@ -137,8 +137,12 @@ Result<InstanceMemory> instanceMemory(const cost::TransformerShape &shape,
 
   std::vector<int64_t> counts = stageLayerCounts(shape, layout);
   InstanceMemory mem;
-  const double usable = options.memoryUtilization * double(hw.chip.hbmBytes) -
-                        double(options.reservedBytesPerChip);
+  const double budget = options.memoryUtilization * double(hw.chip.hbmBytes);
+  const double reserve = double(options.reservedBytesPerChip);
+  const double usable =
+      options.memoryBudget == MemoryBudget::Executor
+          ? budget - reserve
+          : std::min(budget, double(hw.chip.hbmBytes) - reserve);
   int64_t first = 0;
   for (int64_t s = 0; s < layout.pp; ++s) {
     StageMemory st;
@@ -162,8 +166,8 @@ Result<InstanceMemory> instanceMemory(const cost::TransformerShape &shape,
       return Result<InstanceMemory>::fail(
           "stage " + num(s) + "'s weights need " + gib(st.weightBytes) +
           " per chip, but " + gib(usable) +
-          " is usable (memory utilization x HBM less the reserve); raise pp or "
-          "ep");
+          " is usable (memory utilization x HBM, less the reserve where the "
+          "runtime counts it); raise pp or ep");
     }
     st.kvBytesPerToken = kvPerLayer * double(kvLayers);
     double holders = layout.dpAttention ? ep : 1.0;

@@ -23,6 +23,16 @@
 //  - The KV cache is bf16 (kvBytesPerElement = 2; SGLang's "auto" for FP8
 //    block-quantized checkpoints). A chip keeps reservedBytesPerChip (4 GiB)
 //    for activations, CUDA graphs and communication buffers.
+//  - What memory_utilization bounds depends on the runtime (memoryBudget).
+//    vLLM's gpu_memory_utilization is the share of HBM for everything the
+//    engine allocates, activations included, so the KV cache gets
+//    u x HBM - weights - reserve (MemoryBudget::Executor). SGLang's
+//    mem_fraction_static is the share for the weights and the KV pool only;
+//    activations, CUDA graphs and communication buffers live in the rest of
+//    HBM, so the pool gets min(u x HBM, HBM - reserve) - weights
+//    (MemoryBudget::StaticPool; the min only matters when u is close to 1).
+//    The paper sets 0.8 for every system; ServingSystems.h says which
+//    reading each one gets.
 //  - DP-attention pools the KV of the group: a stage holds
 //    ep x free / (layers x KV per token per layer) tokens, as if requests
 //    were spread evenly over the ranks. TP attention holds
@@ -73,6 +83,10 @@ struct ServingLayout {
   int64_t chips() const { return pp * ep; }
 };
 
+/// What memoryUtilization x HBM has to hold (see above): everything
+/// (vLLM), or the weights and the KV pool only (SGLang).
+enum class MemoryBudget { Executor, StaticPool };
+
 /// Everything the serving cost and memory model leaves as a parameter.
 /// Defaults are our choices (the reference gives none); see the headers of
 /// ServingLayout.h and StageCost.h.
@@ -110,6 +124,7 @@ struct ServingCostOptions {
   bool interNodeDedup = true;
   // Memory.
   double memoryUtilization = 0.8;
+  MemoryBudget memoryBudget = MemoryBudget::Executor;
   int64_t reservedBytesPerChip = int64_t(4) << 30;
   int64_t pageTokens = 64;
 };

@@ -27,6 +27,14 @@ std::string layoutName(const ServingLayout &l) {
   return s;
 }
 
+/// `model` with memoryUtilization read the way the system's runtime reads
+/// it (ServingLayout.h): SGLang-like runtimes bound weights and the KV pool,
+/// vLLM bounds everything the engine allocates.
+ServingModel onRuntime(ServingModel model, MemoryBudget budget) {
+  model.cost.memoryBudget = budget;
+  return model;
+}
+
 Result<ServingSystem> colocated(std::string name, const ServingModel &model,
                                 const AgentWorkload &workload, int64_t chips,
                                 const ServingLayout &layout,
@@ -47,7 +55,8 @@ Result<ServingSystem> colocated(std::string name, const ServingModel &model,
 
 DecodeBatch representativeDecodeBatch(const AgentWorkload &workload,
                                       int64_t instances, int64_t stages,
-                                      int64_t mtpDrafts) {
+                                      int64_t mtpDrafts,
+                                      int64_t attentionRanks) {
   double weighted = 0, outputs = 0;
   for (const AgentTask &t : workload.tasks)
     for (const AgentTurn &turn : t.turns) {
@@ -65,7 +74,12 @@ DecodeBatch representativeDecodeBatch(const AgentWorkload &workload,
   b.requests = perMicroBatch;
   b.tokensPerRequest = 1 + mtpDrafts;
   b.kvTokens = perMicroBatch * meanKv;
-  b.maxKv = meanKv;
+  // The busiest rank's KV: its share of the micro-batch's requests, rounded
+  // up (ranks hold whole requests); without ranks, one request's.
+  int64_t perRank = attentionRanks > 0
+                        ? (perMicroBatch + attentionRanks - 1) / attentionRanks
+                        : 1;
+  b.maxKv = perRank * meanKv;
   return b;
 }
 
@@ -83,8 +97,9 @@ Result<InstancePool> buildInstancePool(const ServingModel &model,
                    ") must divide the chips (" + num(chips) + ")");
   int64_t instances = chips / layout.chips();
   if (balanceLayers && layout.stageLayers.empty() && layout.pp > 1) {
-    DecodeBatch rep = representativeDecodeBatch(workload, instances, layout.pp,
-                                                layout.mtpDrafts);
+    DecodeBatch rep = representativeDecodeBatch(
+        workload, instances, layout.pp, layout.mtpDrafts,
+        layout.dpAttention ? layout.ep : 0);
     auto split =
         planLayerSplit(model.shape, model.hardware, layout, model.cost, rep);
     if (!split)
@@ -105,6 +120,11 @@ Result<InstancePool> buildInstancePool(const ServingModel &model,
   policy.mtpDrafts = layout.mtpDrafts;
   policy.pageTokens = model.cost.pageTokens;
   policy.kvPages = memory->kvPages;
+  // Tasks are pinned to DP-attention ranks unless the cost model assumes
+  // the runtime spreads every request over the ranks.
+  policy.attentionRanks =
+      layout.dpAttention && !model.cost.dpAttentionSpreadsRequests ? layout.ep
+                                                                   : 0;
   policy.weight = (*cost)->prefillWeight();
   problem = checkSchedulerPolicy(policy);
   if (!problem.empty())
@@ -128,8 +148,8 @@ Result<ServingSystem> pipeSwiftLikeSystem(const ServingModel &model,
   policy.decodePartitioning = DecodePartitioning::KvBalanced;
   std::string name =
       "PipeSwift-like " + layoutName(layout) + ", I=" + num(waveInterval);
-  return colocated(name, model, workload, chips, layout, policy,
-                   /*balanceLayers=*/true);
+  return colocated(name, onRuntime(model, MemoryBudget::StaticPool), workload,
+                   chips, layout, policy, /*balanceLayers=*/true);
 }
 
 Result<ServingSystem> pipeSwiftSystem(const ServingModel &model,
@@ -170,16 +190,18 @@ Result<ServingSystem> wideEpSystem(const ServingModel &model,
   }
   std::string name = "SGLang wide EP" + num(ep) +
                      (prefillDelay ? " + prefill-delay" : " (prefill-first)");
-  return colocated(name, model, workload, chips, layout, policy, false);
+  return colocated(name, onRuntime(model, MemoryBudget::StaticPool), workload,
+                   chips, layout, policy, false);
 }
 
 Result<ServingSystem> vllmPp2System(const ServingModel &model,
                                     const AgentWorkload &workload,
-                                    int64_t chips, int64_t pp, int64_t ep) {
+                                    int64_t chips, int64_t pp, int64_t ep,
+                                    bool dpAttention) {
   ServingLayout layout;
   layout.pp = pp;
   layout.ep = ep;
-  layout.dpAttention = false;
+  layout.dpAttention = dpAttention;
   layout.mtpDrafts = 0;
   SchedulerPolicy policy;
   policy.waveInterval = 1;
@@ -187,8 +209,10 @@ Result<ServingSystem> vllmPp2System(const ServingModel &model,
   policy.maxWaveTokens = kVllmBatchedTokens;
   policy.decodePartitioning = DecodePartitioning::StaticByCount;
   return colocated("vLLM-like PP" + num(pp) + " x EP" + num(ep) +
+                       (dpAttention ? " + DP-attn" : " (TP attn)") +
                        " (prefill-first, no MTP)",
-                   model, workload, chips, layout, policy, false);
+                   onRuntime(model, MemoryBudget::Executor), workload, chips,
+                   layout, policy, false);
 }
 
 Result<ServingSystem> pdDisaggregatedSystem(const ServingModel &model,
@@ -202,15 +226,17 @@ Result<ServingSystem> pdDisaggregatedSystem(const ServingModel &model,
   layout.ep = ep;
   layout.dpAttention = true;
   layout.mtpDrafts = mtpDrafts;
+  const ServingModel sglang = onRuntime(model, MemoryBudget::StaticPool);
   SchedulerPolicy prefill;
   prefill.waveInterval = 1;
   prefill.splitPrefill = false;
   prefill.maxWaveTokens = kSglangMaxPrefillTokens;
-  auto front = buildInstancePool(model, workload, layout, prefill, chipsPerSide,
-                                 InstanceRole::PrefillOnly, false);
+  auto front =
+      buildInstancePool(sglang, workload, layout, prefill, chipsPerSide,
+                        InstanceRole::PrefillOnly, false);
   if (!front)
     return R::fail(front.error);
-  auto back = buildInstancePool(model, workload, layout, SchedulerPolicy(),
+  auto back = buildInstancePool(sglang, workload, layout, SchedulerPolicy(),
                                 chipsPerSide, InstanceRole::DecodeOnly, false);
   if (!back)
     return R::fail(back.error);
@@ -297,9 +323,11 @@ chooseWaveInterval(const AgentWorkload &workload, const ServingSystem &system,
   return R::ok(std::move(sweep));
 }
 
-std::vector<LayoutCandidate> enumerateLayouts(const ServingModel &model,
+std::vector<LayoutCandidate> enumerateLayouts(const ServingModel &given,
                                               int64_t chips, int64_t mtpDrafts,
                                               int64_t maxPp) {
+  // The candidates are PipeSwift-like systems, with their memory reading.
+  const ServingModel model = onRuntime(given, MemoryBudget::StaticPool);
   std::vector<LayoutCandidate> out;
   const cost::TransformerShape &m = model.shape;
   for (int64_t pp = 1; pp <= maxPp && pp <= m.layers; ++pp) {

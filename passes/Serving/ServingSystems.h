@@ -8,7 +8,8 @@
 // Systems on a budget of `chips` chips (64 in the paper; 2P2D uses twice):
 //  - PipeSwift: instances of PP2 x EP8 with DP-attention, the uneven layer
 //    split (LayerSplit.h), MTP, prefill waves every I rounds cut by the
-//    square-root rule and LPT, KV-balanced decode repartitioning.
+//    rank-aware greedy with K bounded by the square-root rule
+//    (Partitioning.h), KV-balanced decode repartitioning.
 //  - Wide EP (SGLang EP16): one stage of EP16 across two nodes with
 //    DP-attention and MTP, prefill-first (I = 1), each prefill batch capped
 //    at 16,384 new tokens (SGLang's default max_prefill_tokens); with
@@ -16,13 +17,18 @@
 //    when a turn starts waiting, a cap of 30 delayed rounds (the delayer's
 //    max passes in SGLang's sources) and an early start once every DP rank
 //    (ep turns) has one waiting.
-//  - vLLM-like PP2: PP2 x EP8 with tensor-parallel attention, the even
-//    layer split, no MTP, prefill-first with one prefill micro-batch capped
-//    at 8,192 tokens (vLLM's default batched tokens), and requests pinned
-//    to the micro-batch (virtual engine) they joined: no repartitioning and
-//    no flush between decode rounds. A prefill still drains the pipeline
-//    first, as every wave does here (vLLM mixes prefill chunks into one
-//    virtual engine's batch instead; not modelled).
+//  - vLLM-like PP2: the same PP2 x EP8 layout as PipeSwift, DP-attention
+//    included (the reference's table: "same two-stage layout as
+//    PipeSwift"; vLLM runs MoE experts expert-parallel under data-parallel
+//    attention), with the even layer split, no MTP, prefill-first with one
+//    prefill micro-batch capped at 8,192 tokens (vLLM's default batched
+//    tokens), and requests pinned to the micro-batch (virtual engine) they
+//    joined: no repartitioning and no flush between decode rounds. A
+//    prefill still drains the pipeline first, as every wave does here
+//    (vLLM mixes prefill chunks into one virtual engine's batch instead;
+//    not modelled). dpAttention = false gives tensor-parallel attention (a
+//    TP8 x PP2 launch), which our cost model favours on long contexts: the
+//    bench shows it as a sensitivity.
 //  - PD disaggregation (SGLang 2P2D): per unit an EP16 prefill instance
 //    and an EP16 decode instance, both with DP-attention, MTP on the decode
 //    side, on 2 x chips chips. The prefill side keeps prompt prefixes only;
@@ -30,6 +36,15 @@
 //    the request's DP rank's NIC (one lane per rank, 1 ms of handshake per
 //    transfer); transfers that end more than 300 s after their prefill fail
 //    the run (SGLANG_DISAGGREGATION_WAITING_TIMEOUT's default).
+// Memory: every system runs at the paper's memory utilisation 0.8, each in
+// its runtime's reading (ServingLayout.h): the SGLang systems and PipeSwift
+// (whose runtime is built from the same parts, DeepEP and DP-attention, and
+// is compared with SGLang's paths) bound weights and the KV pool by it
+// (MemoryBudget::StaticPool); vLLM bounds everything, activations included
+// (MemoryBudget::Executor). The systems set this themselves, whatever the
+// model's options say. With DP-attention the instance's scheduler pins
+// tasks to the ep ranks (SchedulerPolicy::attentionRanks), unless the cost
+// options assume the runtime spreads requests over the ranks.
 // These are our renditions: the paper names the systems and versions but not
 // their settings beyond those stated.
 //
@@ -67,9 +82,12 @@ struct ServingModel {
 /// `stages` stages: every task of an instance decoding, spread over the
 /// stages' micro-batches, each at the output-weighted mean of
 /// prompt + output / 2 (the KV length halfway through a turn's decode).
+/// Its maxKv is the busiest of `attentionRanks` DP-attention ranks' KV
+/// (ceil(requests / ranks) requests), or one request's without ranks.
 DecodeBatch representativeDecodeBatch(const AgentWorkload &workload,
                                       int64_t instances, int64_t stages,
-                                      int64_t mtpDrafts);
+                                      int64_t mtpDrafts,
+                                      int64_t attentionRanks = 0);
 
 /// An instance pool of `layout` on `chips` chips (chips / layout.chips()
 /// instances): its cost model, its KV pages, and `policy` completed with
@@ -85,15 +103,16 @@ Result<InstancePool> buildInstancePool(const ServingModel &model,
 
 /// A colocated PipeSwift-style system of `layout` (DP-attention, MTP and
 /// the split as the layout says; an empty split is balanced) scheduling
-/// with wave interval `waveInterval`, sqrt-rule micro-batches of at most
-/// 32,768 new tokens, and KV-balanced repartitioning.
+/// with wave interval `waveInterval`, micro-batches cut as Partitioning.h
+/// says, of at most 32,768 new tokens, and KV-balanced repartitioning.
 Result<ServingSystem> pipeSwiftLikeSystem(const ServingModel &model,
                                           const AgentWorkload &workload,
                                           int64_t chips, ServingLayout layout,
                                           int64_t waveInterval);
 
 /// The systems above. `waveInterval` is PipeSwift's I (32 in the paper);
-/// the degrees default to the paper's.
+/// the degrees default to the paper's. vllmPp2System's `dpAttention`
+/// chooses between the paper's layout (true) and TP attention.
 Result<ServingSystem> pipeSwiftSystem(const ServingModel &model,
                                       const AgentWorkload &workload,
                                       int64_t chips, int64_t waveInterval = 32,
@@ -106,7 +125,7 @@ Result<ServingSystem> wideEpSystem(const ServingModel &model,
 Result<ServingSystem> vllmPp2System(const ServingModel &model,
                                     const AgentWorkload &workload,
                                     int64_t chips, int64_t pp = 2,
-                                    int64_t ep = 8);
+                                    int64_t ep = 8, bool dpAttention = true);
 Result<ServingSystem>
 pdDisaggregatedSystem(const ServingModel &model, const AgentWorkload &workload,
                       int64_t chipsPerSide, int64_t mtpDrafts = 3,

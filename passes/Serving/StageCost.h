@@ -18,13 +18,15 @@
 //    weights' dtype peak x gemmEfficiency, plus the attention core,
 //    4 heads head_dim pairs with pairs = Q / 2, at the BF16 peak x
 //    attentionEfficiency. Under DP-attention a request's attention runs on
-//    one rank, so the core is max(Q / ep, largest request's Q) / 2 pairs;
-//    under TP attention it is Q / ep / 2 (dpAttentionSpreadsRequests
-//    drops the max, as if the runtime split long requests over the ranks).
+//    one rank, so the core is max(Q / ep, maxQuadratic) / 2 pairs, the
+//    busiest rank's work (PrefillBatch); under TP attention it is
+//    Q / ep / 2 (dpAttentionSpreadsRequests drops the max, as if the
+//    runtime split long requests over the ranks).
 //  - decode: the larger of compute and HBM traffic (weights: attention, the
 //    fixed MLP part, and the routed experts times the share that T tokens
-//    activate, 1 - (1 - top_k / E)^T; KV: max(S / ep, longest request) x KV
-//    per token under DP-attention, S x the chip's KV heads under TP).
+//    activate, 1 - (1 - top_k / E)^T; KV: max(S / ep, maxKv) x KV per
+//    token under DP-attention, maxKv being the busiest rank's (DecodeBatch),
+//    S x the chip's KV heads under TP).
 //  - EP all-to-all on every MoE layer, dispatch (FP8) and combine (BF16):
 //    each chip sends its X / ep tokens to the distinct remote ranks holding
 //    their experts, (ep - 1)(1 - (1 - 1/ep)^top_k) in expectation with
@@ -66,9 +68,12 @@ namespace plexus::serving {
 /// A prefill micro-batch as the cost model sees it.
 struct PrefillBatch {
   int64_t requests = 0;
-  int64_t tokens = 0;      // X: new tokens computed
-  double quadratic = 0;    // Q: sum over requests of (c + x)^2 - c^2
-  double maxQuadratic = 0; // the largest request's (c + x)^2 - c^2
+  int64_t tokens = 0;   // X: new tokens computed
+  double quadratic = 0; // Q: sum over requests of (c + x)^2 - c^2
+  /// The attention work of the busiest DP-attention rank: the largest
+  /// per-rank sum of (c + x)^2 - c^2 when the scheduler pins requests to
+  /// ranks (WaveScheduler.h), else the largest single request's.
+  double maxQuadratic = 0;
 };
 
 /// A decode micro-batch: one step of every request in it.
@@ -76,7 +81,9 @@ struct DecodeBatch {
   int64_t requests = 0;
   int64_t tokensPerRequest = 1; // 1 + MTP drafts (tokens verified)
   int64_t kvTokens = 0;         // S: sum of the requests' KV lengths
-  int64_t maxKv = 0;            // the longest request's KV length
+  /// The KV the busiest DP-attention rank reads: the largest per-rank sum
+  /// when requests are pinned to ranks, else the longest request's.
+  int64_t maxKv = 0;
   int64_t tokens() const { return requests * tokensPerRequest; }
 };
 

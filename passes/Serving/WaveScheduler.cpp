@@ -48,6 +48,9 @@ std::string checkSchedulerPolicy(const SchedulerPolicy &p) {
     return "wave limits must not be negative";
   if (p.pageTokens < 1 || p.kvPages < 1)
     return "the KV cache needs at least one page of at least one token";
+  if (p.attentionRanks < 0 || p.attentionRanks > 4096)
+    return "attention ranks (" + num(p.attentionRanks) +
+           ") must be in [0, 4096]";
   for (double v :
        {p.weight.alpha, p.weight.beta, p.weight.gamma, p.meanAcceptedTokens})
     if (!std::isfinite(v) || v < 0)
@@ -58,6 +61,7 @@ std::string checkSchedulerPolicy(const SchedulerPolicy &p) {
 
 WaveScheduler::WaveScheduler(SchedulerPolicy p) : policy(std::move(p)) {
   free = policy.kvPages;
+  rankTasks.assign(size_t(std::max<int64_t>(0, policy.attentionRanks)), 0);
   buckets.assign(size_t(std::max<int64_t>(1, policy.stages)), {});
   meanAccepted = policy.meanAcceptedTokens > 0
                      ? policy.meanAcceptedTokens
@@ -105,6 +109,20 @@ void WaveScheduler::acceptArrivals() {
     r.turn = a.turn;
     r.data = a.data;
     r.lastTurn = a.lastTurn;
+    if (policy.attentionRanks > 0) {
+      auto pinned = taskRank.find(a.task);
+      if (pinned == taskRank.end()) {
+        // A new task goes to the rank with the fewest tasks (ties: the
+        // lower rank) and stays there: its KV lives on that rank.
+        int64_t best = 0;
+        for (size_t k = 1; k < rankTasks.size(); ++k)
+          if (rankTasks[k] < rankTasks[size_t(best)])
+            best = int64_t(k);
+        pinned = taskRank.emplace(a.task, best).first;
+        ++rankTasks[size_t(best)];
+      }
+      r.rank = pinned->second;
+    }
     const int64_t prompt = a.data->promptTokens();
     if (policy.role == InstanceRole::DecodeOnly || a.prefilled) {
       r.cached = prompt;
@@ -131,29 +149,40 @@ void WaveScheduler::acceptArrivals() {
   inbox.clear();
 }
 
-bool WaveScheduler::evictIdlePrefix() {
+bool WaveScheduler::evictIdlePrefix(int64_t pages) {
   auto victim = kept.end();
   for (auto it = kept.begin(); it != kept.end(); ++it)
     if (victim == kept.end() || it->second.lastUse < victim->second.lastUse)
       victim = it; // map order breaks ties by task
-  if (victim == kept.end())
+  if (victim == kept.end() || pages < 1)
     return false;
-  release(victim->second.pages);
+  // Only the pages asked for, from the end of the prefix: the front stays
+  // reusable.
+  KeptPrefix &k = victim->second;
+  int64_t drop = std::min(pages, k.pages);
+  release(drop);
+  k.pages -= drop;
+  k.tokens = std::min(k.tokens, k.pages * policy.pageTokens);
   decision.evictedTasks.push_back(victim->first);
-  kept.erase(victim);
+  if (k.pages == 0)
+    kept.erase(victim);
   ++stats.evictions;
   return true;
 }
 
-bool WaveScheduler::dropWaitingPrefix(int64_t except) {
+bool WaveScheduler::dropWaitingPrefix(int64_t except, int64_t pages) {
+  if (pages < 1)
+    return false;
   for (auto it = waiting.rbegin(); it != waiting.rend(); ++it) {
     Request &r = requests[size_t(*it)];
     if (*it == except || r.pages == 0)
       continue;
-    release(r.pages);
-    r.pages = 0;
-    r.fresh += r.cached;
-    r.cached = 0;
+    int64_t drop = std::min(pages, r.pages);
+    release(drop);
+    r.pages -= drop;
+    int64_t cached = std::min(r.cached, r.pages * policy.pageTokens);
+    r.fresh += r.cached - cached;
+    r.cached = cached;
     decision.evictedTasks.push_back(r.task);
     ++stats.evictions;
     return true;
@@ -174,12 +203,11 @@ bool WaveScheduler::reserveForAdmission(int64_t id, bool mayDropWaiting) {
     return false;
   }
   int64_t extra = need - r.pages;
-  while (free < extra && evictIdlePrefix()) {
+  while (free < extra && evictIdlePrefix(extra - free)) {
   }
   // Nothing will free pages by finishing: drop prefixes of waiting turns.
   if (mayDropWaiting)
-    while (free < extra && dropWaitingPrefix(id)) {
-      extra = need - r.pages;
+    while (free < extra && dropWaitingPrefix(id, extra - free)) {
     }
   if (free < extra)
     return false;
@@ -220,23 +248,29 @@ bool WaveScheduler::buildWave() {
   int64_t k = 1;
   std::vector<int64_t> assignment(n, 0);
   if (policy.splitPrefill && policy.stages > 1) {
-    std::vector<double> weights(n);
-    std::vector<int64_t> fresh(n);
-    double work = 0;
+    std::vector<WaveItem> items(n);
     for (size_t i = 0; i < n; ++i) {
       const Request &r = requests[size_t(admitted[i])];
-      weights[i] = policy.weight(r.cached, r.fresh);
-      fresh[i] = r.fresh;
-      work += weights[i];
+      WaveItem &it = items[i];
+      it.shared = policy.weight.alpha * double(r.fresh);
+      // beta prices attention spread over the whole group; a rank that runs
+      // a request's attention alone takes `ranks` times as long.
+      it.attention = (policy.weight(r.cached, r.fresh) - it.shared) *
+                     double(std::max<int64_t>(1, policy.attentionRanks));
+      it.rank = r.rank;
+      it.tokens = r.fresh;
     }
-    k = prefillMicroBatchCount(work, policy.stages, policy.weight.gamma,
-                               int64_t(n), tokens, policy.maxMicroBatchTokens);
-    assignment = lptAssign(weights, k, fresh, policy.maxMicroBatchTokens);
+    WaveCut cut = cutWave(items, policy.stages, policy.weight.gamma,
+                          policy.maxMicroBatchTokens);
+    k = cut.microBatches;
+    assignment = std::move(cut.assignment);
   }
   decision.kind = StepKind::Wave;
   decision.flush = true;
   decision.microBatches.assign(size_t(k), {});
   decision.prefill.assign(size_t(k), PrefillBatch());
+  const size_t ranks = size_t(std::max<int64_t>(1, policy.attentionRanks));
+  std::vector<double> rankQ(size_t(k) * ranks, 0.0);
   for (size_t i = 0; i < n; ++i) {
     const Request &r = requests[size_t(admitted[i])];
     size_t m = size_t(assignment[i]);
@@ -246,10 +280,19 @@ bool WaveScheduler::buildWave() {
     ++b.requests;
     b.tokens += r.fresh;
     b.quadratic += q;
-    b.maxQuadratic = std::max(b.maxQuadratic, q);
+    if (policy.attentionRanks > 0) {
+      // The busiest rank's attention work in this micro-batch.
+      double &onRank = rankQ[m * ranks + size_t(r.rank)];
+      onRank += q;
+      b.maxQuadratic = std::max(b.maxQuadratic, onRank);
+    } else {
+      b.maxQuadratic = std::max(b.maxQuadratic, q);
+    }
     stats.promptTokens += r.cached + r.fresh;
     stats.prefillTokens += r.fresh;
+    stats.recomputedTokens += std::max<int64_t>(0, r.fresh - r.data->newTokens);
   }
+  stats.waveRequests += int64_t(n);
   ++stats.waves;
   ++stats.flushes;
   stats.prefillMicroBatches += k;
@@ -311,9 +354,9 @@ void WaveScheduler::ensureGrowth() {
   for (const std::vector<int64_t> &b : buckets)
     for (int64_t id : b)
       need += growth(requests[size_t(id)]);
-  while (free < need && evictIdlePrefix()) {
+  while (free < need && evictIdlePrefix(need - free)) {
   }
-  while (free < need && dropWaitingPrefix(-1)) {
+  while (free < need && dropWaitingPrefix(-1, need - free)) {
   }
   while (free < need) {
     if (decoding <= 1) {
@@ -352,11 +395,15 @@ void WaveScheduler::repartition() {
   for (const std::vector<int64_t> &b : buckets)
     ids.insert(ids.end(), b.begin(), b.end());
   std::sort(ids.begin(), ids.end());
-  std::vector<int64_t> kv(ids.size());
-  for (size_t i = 0; i < ids.size(); ++i)
+  std::vector<int64_t> kv(ids.size()), rank(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
     kv[i] = requests[size_t(ids[i])].context();
+    rank[i] = requests[size_t(ids[i])].rank;
+  }
   std::vector<int64_t> assignment =
-      partitionByKvLength(kv, int64_t(buckets.size()));
+      policy.attentionRanks > 0
+          ? partitionByKvLengthAndRank(kv, rank, int64_t(buckets.size()))
+          : partitionByKvLength(kv, int64_t(buckets.size()));
   for (std::vector<int64_t> &b : buckets)
     b.clear();
   for (size_t i = 0; i < ids.size(); ++i) {
@@ -370,14 +417,26 @@ void WaveScheduler::fillDecodeBatches() {
   decision.kind = StepKind::Decode;
   decision.microBatches = buckets;
   decision.decode.assign(buckets.size(), DecodeBatch());
+  const size_t ranks = size_t(std::max<int64_t>(1, policy.attentionRanks));
+  rankKv.assign(ranks, 0);
   for (size_t k = 0; k < buckets.size(); ++k) {
     DecodeBatch &b = decision.decode[k];
     b.tokensPerRequest = stepTokens();
+    if (policy.attentionRanks > 0)
+      std::fill(rankKv.begin(), rankKv.end(), 0);
     for (int64_t id : buckets[k]) {
-      int64_t kv = requests[size_t(id)].context();
+      const Request &r = requests[size_t(id)];
+      int64_t kv = r.context();
       ++b.requests;
       b.kvTokens += kv;
-      b.maxKv = std::max(b.maxKv, kv);
+      if (policy.attentionRanks > 0) {
+        // The busiest rank's KV in this micro-batch.
+        int64_t &onRank = rankKv[size_t(r.rank)];
+        onRank += kv;
+        b.maxKv = std::max(b.maxKv, onRank);
+      } else {
+        b.maxKv = std::max(b.maxKv, kv);
+      }
     }
   }
 }
@@ -441,8 +500,18 @@ int64_t WaveScheduler::emitted(const Request &r) const {
   return std::clamp<int64_t>(a, 1, cap);
 }
 
+void WaveScheduler::leaveRank(const Request &r) {
+  auto pinned = taskRank.find(r.task);
+  if (pinned == taskRank.end())
+    return;
+  --rankTasks[size_t(pinned->second)];
+  taskRank.erase(pinned);
+}
+
 void WaveScheduler::finishRequest(int64_t id) {
   Request &r = requests[size_t(id)];
+  if (r.lastTurn)
+    leaveRank(r);
   if (r.state == State::Decoding) {
     --decoding;
     membershipChanged = true;
@@ -473,6 +542,8 @@ const std::vector<StepCompletion> &WaveScheduler::complete() {
           r.state = State::Done;
           int64_t prompt = r.data->promptTokens();
           int64_t pages = r.lastTurn ? 0 : std::min(pagesFor(prompt), r.pages);
+          if (r.lastTurn)
+            leaveRank(r);
           release(r.pages - pages);
           if (!r.lastTurn)
             kept[r.task] = {std::min(prompt, pages * policy.pageTokens), pages,
@@ -491,8 +562,11 @@ const std::vector<StepCompletion> &WaveScheduler::complete() {
     for (size_t m = 0; m < decision.microBatches.size(); ++m)
       for (int64_t id : decision.microBatches[m]) {
         Request &r = requests[size_t(id)];
-        r.generated += emitted(r);
+        int64_t e = emitted(r);
+        r.generated += e;
         ++r.steps;
+        ++stats.decodeRequestSteps;
+        stats.decodeTokens += e;
         if (r.generated >= r.data->outputTokens) {
           finishRequest(id);
           completions.push_back({id, int64_t(m)});

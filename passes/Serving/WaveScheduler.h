@@ -3,11 +3,13 @@
 // The scheduling logic every rank of a serving instance runs (reference
 // pipeswift_railx.md sections 1.3, 1.5 and 1.6): turns wait until the next
 // prefill wave; a wave is admitted every I decode rounds (the wave interval)
-// and cut into micro-batches by the square-root rule and LPT; decoding
-// requests are repartitioned into P micro-batches by KV length only when a
-// wave ends or a request finishes (each repartition flushes the pipeline;
-// events before the same round make one repartition, at that round);
-// KV pages are allocated, cached across turns, evicted and preempted.
+// and cut into micro-batches (Partitioning.h: the square-root rule bounds
+// K, the greedy fills the micro-batches, the modelled wave time picks K);
+// decoding requests are repartitioned into P micro-batches by KV length only
+// when a wave ends or a request finishes (each repartition flushes the
+// pipeline; events before the same round make one repartition, at that
+// round); KV pages are allocated, cached across turns, evicted and
+// preempted.
 //
 // It is a deterministic state machine fed events: arrive() (a turn is
 // ready), decide() (what to run next) and complete() (it ran). Nothing
@@ -34,14 +36,21 @@
 //    turn is always taken).
 //  - Prefix cache: when a turn finishes, its task keeps its KV (prompt and
 //    output) until its next turn arrives; the next turn reuses
-//    min(its cached_tokens, what is kept) and prefills the rest. Kept
-//    prefixes of idle tasks are evicted least recently used first when
-//    pages run short. A task's last turn frees everything. Cross-task
-//    sharing (a common system prompt) is not modelled.
+//    min(its cached_tokens, what is kept) and prefills the rest. When pages
+//    run short, the least recently used idle prefix gives up only the
+//    pages asked for, from its end, and keeps its front: SGLang's radix
+//    cache evicts leaves (the newest tokens of a sequence) until enough
+//    tokens are free, and vLLM frees a sequence's blocks last-first into
+//    its LRU queue, so both lose the tail of a prefix before its head.
+//    The task's next turn then recomputes only the lost tail (on top of
+//    the kept front, at w(c, x)'s cost), not its whole context. A task's
+//    last turn frees everything. Cross-task sharing (a common system
+//    prompt) is not modelled.
 //  - A decoding request holds pages for its context plus the 1 + drafts
 //    tokens a step verifies. When a round's growth does not fit, idle
-//    prefixes are evicted, then prefixes held by waiting turns (from the
-//    back of the queue; those turns will prefill their whole prompt), then
+//    prefixes give up pages (as above), then prefixes held by waiting turns
+//    (from the back of the queue, again only the pages needed, from the
+//    end; those turns prefill what they lost), then
 //    the most recently admitted requests are preempted: their pages freed,
 //    they wait again at the front of the queue and recompute their whole
 //    context (vLLM's recompute policy). A preemption also triggers a
@@ -54,6 +63,10 @@
 //    capped at 1 + drafts; without a record, a deterministic sequence with
 //    the mean meanAcceptedTokens (step n emits floor((n+1) m) - floor(n m),
 //    within [1, 1 + drafts]); 1 without MTP. The prefill emits the first.
+//    The counters record the tokens each step emitted and the request-steps
+//    that emitted them (their ratio is the mean accepted length), the turns
+//    waves admitted, and the prefill tokens beyond the turns' recorded new
+//    tokens (lost prefixes and preemptions, recomputed).
 //  - Roles for PD disaggregation: a PrefillOnly instance runs waves only
 //    and hands each turn off after its prefill (it keeps the prompt's KV as
 //    the task's prefix, not the output it never saw); a DecodeOnly instance
@@ -63,6 +76,22 @@
 //  - StaticByCount decode partitioning (the vLLM-like baseline) puts a
 //    joining request in the micro-batch with the fewest requests and never
 //    moves it; it never flushes.
+//  - DP-attention ranks (attentionRanks > 0): a request's attention runs on
+//    the one rank that holds its KV, so a task is pinned, at its first
+//    arrival, to the rank with the fewest of the instance's tasks (ties:
+//    the lower rank) and stays there until its last turn ends (its prefix
+//    cache lives there; SGLang routes a session's requests to one DP rank
+//    for the same reason). The micro-batches then carry the busiest rank's
+//    work: PrefillBatch::maxQuadratic is the largest per-rank sum of
+//    (c + x)^2 - c^2 and DecodeBatch::maxKv the largest per-rank KV sum.
+//    Waves are cut rank-aware (Partitioning.h: cutWave, which picks K by
+//    the modelled wave time rather than the square-root rule alone), and
+//    decode repartitioning balances each rank over the micro-batches
+//    (partitionByKvLengthAndRank). Without ranks those two fields carry the
+//    largest single request's share, the cut is plain LPT over K <= the
+//    square-root rule's K, and repartitioning is plain LPT by KV length.
+//    The KV pages stay one pool per instance (as if each rank's share of
+//    the tasks fit its own pool).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PASSES_SERVING_WAVESCHEDULER_H
@@ -102,6 +131,9 @@ struct SchedulerPolicy {
   PrefillWeight weight; // alpha, beta, gamma of the partitioner
   int64_t pageTokens = 64;
   int64_t kvPages = 0; // pages of the instance's KV cache (> 0)
+  /// DP-attention ranks a task's attention is pinned to (see above); 0 =
+  /// not modelled (TP attention, or a cost model without ranks).
+  int64_t attentionRanks = 0;
 };
 
 /// Problems with a policy; empty when valid.
@@ -154,6 +186,12 @@ struct SchedulerCounters {
   int64_t evictions = 0;
   int64_t promptTokens = 0;  // prompt tokens of admitted turns
   int64_t prefillTokens = 0; // tokens actually prefilled (incl. recompute)
+  /// Prefilled tokens beyond the turns' recorded new tokens: prefixes lost
+  /// to eviction and preempted requests' recomputation.
+  int64_t recomputedTokens = 0;
+  int64_t waveRequests = 0;       // turns admitted by waves
+  int64_t decodeRequestSteps = 0; // sum over rounds of requests decoding
+  int64_t decodeTokens = 0;       // tokens those steps emitted
   int64_t peakPagesUsed = 0;
 };
 
@@ -201,6 +239,7 @@ private:
     int64_t pages = 0;     // pages held
     int64_t admitted = -1; // admission order, for preemption
     int64_t bucket = -1;
+    int64_t rank = 0; // DP-attention rank (0 when not modelled)
     State state = State::Waiting;
     int64_t context() const { return data->promptTokens() + generated; }
   };
@@ -215,8 +254,8 @@ private:
   void take(int64_t pages);
   void release(int64_t pages);
   void acceptArrivals();
-  bool evictIdlePrefix();
-  bool dropWaitingPrefix(int64_t except);
+  bool evictIdlePrefix(int64_t pages);
+  bool dropWaitingPrefix(int64_t except, int64_t pages);
   bool reserveForAdmission(int64_t id, bool mayDropWaiting);
   bool waveDue() const;
   bool buildWave();
@@ -227,6 +266,7 @@ private:
   void repartition();
   void fillDecodeBatches();
   void finishRequest(int64_t id);
+  void leaveRank(const Request &r);
   int64_t emitted(const Request &r) const;
 
   SchedulerPolicy policy;
@@ -236,6 +276,9 @@ private:
   std::deque<int64_t> waiting;
   std::vector<std::vector<int64_t>> buckets; // decode micro-batches
   std::map<int64_t, KeptPrefix> kept;        // by task
+  std::map<int64_t, int64_t> taskRank;       // DP-attention rank by task
+  std::vector<int64_t> rankTasks;            // tasks pinned to each rank
+  std::vector<int64_t> rankKv;               // scratch: KV per rank
   int64_t decoding = 0;
   int64_t free = 0;
   int64_t admissions = 0;

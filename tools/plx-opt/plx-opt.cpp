@@ -7,6 +7,7 @@
 #include "dialects/Registration.h"
 #include "passes/Instantiate/Passes.h"
 #include "passes/Placement/Passes.h"
+#include "passes/ServeJob/Passes.h"
 #include "passes/Simulate/Passes.h"
 #include "passes/Train/Passes.h"
 
@@ -20,6 +21,7 @@ int main(int argc, char **argv) {
   mlir::registerSymbolDCEPass();
   plexus::instantiate::registerInstantiatePasses();
   plexus::placement::registerPlacementPasses();
+  plexus::servejob::registerServeJobPasses();
   plexus::sim::registerSimulatePasses();
   plexus::train::registerTrainPasses();
 

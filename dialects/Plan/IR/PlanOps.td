@@ -2,6 +2,7 @@
 //
 // A training step: plan.step > plan.microbatch > plan.sp_group, or for DPP
 // plan.step > plan.pipeline > plan.chunk, plan.remat (PlanPipelineOps.td).
+// A serve job: plan.serve_layout and plan.serve_policy (PlanServeOps.td).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PLAN_OPS_TD
@@ -232,5 +233,6 @@ def Plan_SpGroupOp : Plan_Op<"sp_group", [HasParent<"MicrobatchOp">]> {
 
 include "dialects/Plan/IR/PlanPlacementOps.td"
 include "dialects/Plan/IR/PlanPipelineOps.td"
+include "dialects/Plan/IR/PlanServeOps.td"
 
 #endif // PLEXUS_PLAN_OPS_TD

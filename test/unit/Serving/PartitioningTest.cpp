@@ -158,3 +158,68 @@ TEST(Partitioning, DecodeSplitBalancesKvLength) {
   // Fewer requests than stages leaves a bucket empty.
   EXPECT_EQ(partitionByKvLength({7}, 2), (std::vector<int64_t>{0}));
 }
+
+TEST(Partitioning, RankAwareCostIsSharedPlusBusiestRank) {
+  // Two buckets; items (shared, attention, rank): a (1, 4, 0), b (1, 4, 1),
+  // c (1, 4, 0). Heaviest first by index: a -> b0 (5); b would cost
+  // 1 + 1 + max(4, 4) = 6 in b0 and 5 in b1: b -> b1; c would cost
+  // 2 + (4 + 4) = 10 in b0 (a's rank) and 2 + max(4, 4) = 6 in b1: c -> b1.
+  // Costs: b0 = 5, b1 = 6.
+  std::vector<WaveItem> items = {{1, 4, 0, 10}, {1, 4, 1, 10}, {1, 4, 0, 10}};
+  std::vector<int64_t> a = rankAwareAssign(items, 2);
+  EXPECT_EQ(a, (std::vector<int64_t>{0, 1, 1}));
+  EXPECT_EQ(rankAwareCosts(items, a, 2), (std::vector<double>{5, 6}));
+  // One rank for all: plain LPT on the sums (5, 5, 5): 0, 1, 0.
+  std::vector<WaveItem> flat = items;
+  for (WaveItem &it : flat)
+    it.rank = 0;
+  EXPECT_EQ(rankAwareAssign(flat, 2), lptAssign({5, 5, 5}, 2));
+}
+
+TEST(Partitioning, PipelineSecondsIsAFlowShop) {
+  // Costs 4 and 2 (summed over 2 stages), gamma 0.5: stage times 2.5 and
+  // 1.5; T = 2.5 + 1.5 + (2 - 1) x 2.5 = 6.5. Equal buckets give the
+  // square-root rule's T(K).
+  EXPECT_DOUBLE_EQ(pipelineSeconds({4, 2}, 2, 0.5), 6.5);
+  EXPECT_DOUBLE_EQ(pipelineSeconds({3, 3, 3}, 2, 0.5),
+                   waveSeconds(9, 2, 0.5, 3));
+}
+
+TEST(Partitioning, WaveCutKeepsDistinctRanksTogether) {
+  // Two long requests on two ranks, two stages, gamma 0.1, attention 2 s
+  // each and nothing shared. Together: one micro-batch of cost 2, T = 2 x
+  // (1 + 0.1) = 2.2; apart: two of cost 2, T = 2 x 1.1 + 1.1 = 3.3. The
+  // square-root rule alone (W = 4) would take K = 2.
+  std::vector<WaveItem> apart = {{0, 2, 0, 100}, {0, 2, 1, 100}};
+  EXPECT_EQ(sqrtRuleMicroBatches(4, 2, 0.1, 2), 2);
+  WaveCut c = cutWave(apart, 2, 0.1, 0);
+  EXPECT_EQ(c.microBatches, 1);
+  EXPECT_DOUBLE_EQ(c.seconds, 2.2);
+  // On one rank they cannot overlap in a micro-batch; pipelining them
+  // through the two stages wins: cost 4 together (T = 2.1 + 2.1 = 4.2)
+  // against 3.3.
+  std::vector<WaveItem> same = {{0, 2, 0, 100}, {0, 2, 0, 100}};
+  WaveCut d = cutWave(same, 2, 0.1, 0);
+  EXPECT_EQ(d.microBatches, 2);
+  EXPECT_DOUBLE_EQ(d.seconds, 3.3);
+  EXPECT_EQ(d.assignment, (std::vector<int64_t>{0, 1}));
+  // A token limit forces the least K it allows.
+  WaveCut e = cutWave(apart, 2, 0.1, 150);
+  EXPECT_EQ(e.microBatches, 2);
+  EXPECT_EQ(cutWave({}, 2, 0.1, 0).microBatches, 0);
+}
+
+TEST(Partitioning, DecodeSplitBalancesEachRank) {
+  // KV 100, 60, 50, 10 on ranks 0, 1, 1, 0. Plain LPT: 100 -> b0, 60 -> b1,
+  // 50 -> b1 (110), 10 -> b0: rank 1 reads 110 tokens in b1. By rank:
+  // 100 -> b0; 60 (rank 1 empty in both, less total) -> b1; 50 (rank 1 has
+  // 0 in b0, 60 in b1) -> b0; 10 (rank 0 has 100 in b0) -> b1. The busiest
+  // rank of a micro-batch then reads 100 and 60 tokens, not 110 and 110.
+  std::vector<int64_t> kv = {100, 60, 50, 10};
+  EXPECT_EQ(partitionByKvLength(kv, 2), (std::vector<int64_t>{0, 1, 1, 0}));
+  EXPECT_EQ(partitionByKvLengthAndRank(kv, {0, 1, 1, 0}, 2),
+            (std::vector<int64_t>{0, 1, 0, 1}));
+  // All on one rank: plain LPT.
+  EXPECT_EQ(partitionByKvLengthAndRank(kv, {0, 0, 0, 0}, 2),
+            partitionByKvLength(kv, 2));
+}

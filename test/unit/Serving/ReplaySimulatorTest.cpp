@@ -81,6 +81,18 @@ TEST(ReplaySimulator, ThreeTurnsByHand) {
   EXPECT_EQ(r->counters.decodeRounds, 3);
   EXPECT_DOUBLE_EQ(r->waveSeconds, 2.0);
   EXPECT_DOUBLE_EQ(r->decodeSeconds, 1.5);
+  // The profile: one stage busy 2 s with waves and 1.5 s decoding; A2 was
+  // admitted as it arrived (3) and had its first token at 4.
+  EXPECT_EQ(r->stagePrefillSeconds, (std::vector<double>{2.0}));
+  EXPECT_EQ(r->stageDecodeSeconds, (std::vector<double>{1.5}));
+  EXPECT_DOUBLE_EQ(r->flushIdleSeconds, 0.0);
+  EXPECT_DOUBLE_EQ(find(*r, 0, 1)->admitted, 3.0);
+  EXPECT_DOUBLE_EQ(find(*r, 0, 1)->firstToken, 4.0);
+  EXPECT_DOUBLE_EQ(find(*r, 0, 1)->queueing(), 0.0);
+  EXPECT_EQ(r->counters.waveRequests, 3);
+  // Rounds: {A1, B1}, {A1}, {A2}; each emits one token per request.
+  EXPECT_EQ(r->counters.decodeRequestSteps, 4);
+  EXPECT_EQ(r->counters.decodeTokens, 4);
 
   // Concurrency 1: B starts when A finishes, at 4.5: wave [4.5, 5.5],
   // round [5.5, 6].
@@ -127,6 +139,29 @@ TEST(ReplaySimulator, TwoStagePipelineByHand) {
   EXPECT_DOUBLE_EQ(find(*hops, 1, 0)->finish, 8.75);
 }
 
+TEST(ReplaySimulator, FlushesAndStageTimesByHand) {
+  // TwoStagePipelineByHand with B emitting 4 tokens. The wave ends at 2;
+  // round 1: A s0 [2, 3] s1 [3, 4], B s0 [3, 4] s1 [4, 5]; round 2 at 4:
+  // A s0 [4, 5] s1 [5, 6] (A done at 6), B s0 [5, 6] s1 [6, 7]. A's finish
+  // repartitions, so the round decided at 6 first drains: B leaves stage 1
+  // at 7, stage 0 idles [6, 7] (1 stage-second). Round 3: B s0 [7, 8]
+  // s1 [8, 9]. Busy per stage: 1 s of prefill, 2 + 3 s of decode.
+  LinearStageCoefficients c;
+  c.prefillFixed = 1;
+  c.decodeFixed = 1;
+  AgentWorkload w;
+  w.concurrency = 2;
+  w.tasks = {task("A", {turn(0, 10, 3)}), task("B", {turn(0, 10, 4)})};
+  auto r = replay(w, linearSystem(2, c, handPolicy()));
+  ASSERT_TRUE(r) << r.error;
+  EXPECT_DOUBLE_EQ(find(*r, 0, 0)->finish, 6.0);
+  EXPECT_DOUBLE_EQ(find(*r, 1, 0)->finish, 9.0);
+  EXPECT_EQ(r->counters.repartitions, 2);
+  EXPECT_DOUBLE_EQ(r->flushIdleSeconds, 1.0);
+  EXPECT_EQ(r->stagePrefillSeconds, (std::vector<double>{1.0, 1.0}));
+  EXPECT_EQ(r->stageDecodeSeconds, (std::vector<double>{5.0, 5.0}));
+}
+
 TEST(ReplaySimulator, KvPagesLimitConcurrency) {
   // Two single-turn tasks of 10 prompt tokens and 2 outputs; pages of 10
   // tokens. Each needs 2 pages (11 tokens). With 4 pages both go in one
@@ -141,6 +176,8 @@ TEST(ReplaySimulator, KvPagesLimitConcurrency) {
   EXPECT_DOUBLE_EQ(roomy->metrics.overallJct, 1.5);
   EXPECT_DOUBLE_EQ(tight->metrics.overallJct, 3.0);
   EXPECT_DOUBLE_EQ(find(*tight, 1, 0)->jct(), 3.0); // arrived at 0
+  EXPECT_DOUBLE_EQ(find(*tight, 1, 0)->queueing(), 1.5);
+  EXPECT_DOUBLE_EQ(find(*tight, 1, 0)->firstToken, 2.5);
   EXPECT_EQ(tight->counters.peakPagesUsed, 2);
   // One page is too few for any turn: an error, not a hang.
   auto none = replay(w, linearSystem(1, handCosts(), handPolicy(1, 10)));

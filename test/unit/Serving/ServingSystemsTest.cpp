@@ -46,12 +46,37 @@ TEST(ServingSystems, PaperSystemsOn64H800) {
   EXPECT_EQ(wide->serving.policy.waveClock, WaveClock::SinceFirstWaiting);
   EXPECT_EQ(wide->serving.policy.admitEarlyAt, 16);
 
+  // DP-attention ranks: a task's attention stays on one of the 8 chips.
+  EXPECT_EQ(pipe->serving.policy.attentionRanks, 8);
+  EXPECT_EQ(wide->serving.policy.attentionRanks, 16);
+
+  // vLLM-like PP2: the same layout as PipeSwift (DP-attention included)
+  // without MTP or the uneven split; TP attention on request.
   auto vllm = vllmPp2System(m, w, 64);
   ASSERT_TRUE(vllm) << vllm.error;
   EXPECT_EQ(vllm->serving.layout.stageLayers, (std::vector<int64_t>{}));
+  EXPECT_TRUE(vllm->serving.layout.dpAttention);
+  EXPECT_EQ(vllm->serving.policy.attentionRanks, 8);
   EXPECT_EQ(vllm->serving.policy.mtpDrafts, 0);
   EXPECT_EQ(vllm->serving.policy.decodePartitioning,
             DecodePartitioning::StaticByCount);
+  auto vllmTp = vllmPp2System(m, w, 64, 2, 8, false);
+  ASSERT_TRUE(vllmTp) << vllmTp.error;
+  EXPECT_FALSE(vllmTp->serving.layout.dpAttention);
+  EXPECT_EQ(vllmTp->serving.policy.attentionRanks, 0);
+
+  // Memory: PipeSwift (SGLang's reading of the 0.8) keeps the reserve
+  // outside the budget; vLLM's reading keeps it inside.
+  ServingModel pool = m;
+  pool.cost.memoryBudget = MemoryBudget::StaticPool;
+  auto pipeMemory =
+      instanceMemory(m.shape, m.hardware, pipe->serving.layout, pool.cost);
+  ASSERT_TRUE(pipeMemory);
+  EXPECT_EQ(pipe->serving.policy.kvPages, pipeMemory->kvPages);
+  auto vllmMemory =
+      instanceMemory(m.shape, m.hardware, vllm->serving.layout, m.cost);
+  ASSERT_TRUE(vllmMemory);
+  EXPECT_EQ(vllm->serving.policy.kvPages, vllmMemory->kvPages);
 
   auto pd = pdDisaggregatedSystem(m, w, 64);
   ASSERT_TRUE(pd) << pd.error;
@@ -170,4 +195,23 @@ TEST(ServingSystems, PlansTheFixedLayoutAndChoosesI) {
     if (c.layout.pp != 2 || c.layout.ep != 8 || !c.layout.dpAttention) {
       EXPECT_NE(c.infeasible, "");
     }
+}
+
+TEST(ServingSystems, RepresentativeBatchUnderDpAttention) {
+  // One-turn tasks of 100 prompt and 20 output tokens: the KV halfway
+  // through a decode is 100 + 10 = 110. Eight tasks on one instance of two
+  // stages: 4 requests per micro-batch, 440 KV tokens. The busiest rank
+  // holds one request's 110 without ranks or with 8 ranks, two (220) with
+  // 2 ranks.
+  AgentWorkload w;
+  w.concurrency = 8;
+  for (int i = 0; i < 8; ++i)
+    w.tasks.push_back(task("t", {turn(0, 100, 20)}));
+  DecodeBatch plain = representativeDecodeBatch(w, 1, 2, 3);
+  EXPECT_EQ(plain.requests, 4);
+  EXPECT_EQ(plain.tokensPerRequest, 4);
+  EXPECT_EQ(plain.kvTokens, 440);
+  EXPECT_EQ(plain.maxKv, 110);
+  EXPECT_EQ(representativeDecodeBatch(w, 1, 2, 3, 2).maxKv, 220);
+  EXPECT_EQ(representativeDecodeBatch(w, 1, 2, 3, 8).maxKv, 110);
 }

@@ -113,6 +113,32 @@ TEST(ServingLayout, KvCapacityByHand) {
   EXPECT_EQ(m2->kvTokens, 5574);
 }
 
+TEST(ServingLayout, MemoryBudgetReadsUtilizationPerRuntime) {
+  // The chip of KvCapacityByHand (256 B of KV per token over both layers)
+  // with a 100,000 B reserve. vLLM's reading (Executor) takes the reserve
+  // out of 0.8 x HBM: 800,000 - 100,000 - 173,056 = 526,944 B, 2,058
+  // tokens. SGLang's (StaticPool) leaves the reserve to the other 20 %:
+  // 626,944 B, 2,449 tokens as with no reserve. At 0.95 the reserve no
+  // longer fits outside the budget: min(950,000, 900,000) - 173,056 =
+  // 726,944 B, 2,839 tokens.
+  ServingHardware hw;
+  hw.chip.hbmBytes = 1000000;
+  ServingCostOptions o;
+  o.reservedBytesPerChip = 100000;
+  ServingLayout one;
+  auto executor = instanceMemory(twoLayers(), hw, one, o);
+  ASSERT_TRUE(executor) << executor.error;
+  EXPECT_EQ(executor->kvTokens, 2058);
+  o.memoryBudget = MemoryBudget::StaticPool;
+  auto pool = instanceMemory(twoLayers(), hw, one, o);
+  ASSERT_TRUE(pool);
+  EXPECT_EQ(pool->kvTokens, 2449);
+  o.memoryUtilization = 0.95;
+  auto high = instanceMemory(twoLayers(), hw, one, o);
+  ASSERT_TRUE(high);
+  EXPECT_EQ(high->kvTokens, 2839);
+}
+
 TEST(ServingLayout, WeightsThatDoNotFitAreAnError) {
   ServingModel m = h800Model(glm47());
   ServingLayout l; // PP1 x EP1: all of GLM-4.7 on one chip

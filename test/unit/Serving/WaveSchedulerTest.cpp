@@ -287,8 +287,11 @@ TEST(WaveScheduler, KvPagesLimitConcurrency) {
 
 TEST(WaveScheduler, IdlePrefixesAreEvictedLeastRecentlyUsedFirst) {
   // A's first turn leaves 42 tokens (5 pages of 10) for its second turn.
-  // B needs 6 pages: with 10 pages A's prefix must go, and A's second turn
-  // then prefills its whole prompt; with 20 pages it reuses the prefix.
+  // B needs 6 pages (51 tokens): with 10 pages one page must go, from the
+  // end of A's prefix, which keeps 4 pages (40 tokens); A's second turn
+  // then reuses 40 tokens and prefills 7 (the 2 lost and its 5 new). With
+  // 20 pages it reuses the whole prefix. (Before tail eviction the whole
+  // prefix went and A2 prefilled all 47 tokens.)
   std::vector<AgentTask> tasks = {
       task("A", {turn(0, 40, 2, 1.0), turn(42, 5, 2)}),
       task("B", {turn(0, 50, 2)})};
@@ -313,10 +316,12 @@ TEST(WaveScheduler, IdlePrefixesAreEvictedLeastRecentlyUsedFirst) {
       s.decide();
       s.complete();
     }
-    // Prefilled: A1's 40, B's 50, and A2's 5 new or all 47.
+    // Prefilled: A1's 40, B's 50, and A2's 5 new or 7.
     EXPECT_EQ(s.counters().prefillTokens,
-              pages == 10 ? 40 + 50 + 47 : 40 + 50 + 5);
+              pages == 10 ? 40 + 50 + 7 : 40 + 50 + 5);
+    EXPECT_EQ(s.counters().recomputedTokens, pages == 10 ? 2 : 0);
     EXPECT_EQ(s.counters().promptTokens, 40 + 50 + 47);
+    EXPECT_EQ(s.counters().evictions, pages == 10 ? 1 : 0);
   }
 }
 
@@ -443,4 +448,105 @@ TEST(WaveScheduler, WavesAreCutByTheSquareRootRule) {
   ASSERT_EQ(e.prefill.size(), 2u);
   EXPECT_EQ(e.prefill[0].tokens, 400);
   EXPECT_EQ(e.prefill[1].tokens, 400);
+}
+
+TEST(WaveScheduler, EvictionTakesOnlyThePagesNeededFromTheLeastRecentTail) {
+  // Pages of 10 tokens, 12 in all. A (30-token prompt, 2 out) and B (30, 2)
+  // finish one after the other and keep 4 pages each (32 tokens); A was
+  // used first. C needs 6 pages (50 + 1 tokens) with 4 free: the 2 missing
+  // pages come from A's tail (A keeps 2 pages, 20 tokens); B keeps all 4.
+  std::vector<AgentTask> tasks = {
+      task("A", {turn(0, 30, 2, 9.0), turn(32, 4, 2)}),
+      task("B", {turn(0, 30, 2, 9.0), turn(32, 4, 2)}),
+      task("C", {turn(0, 50, 2)})};
+  WaveScheduler s(policyOf(1, 1, 12, 10));
+  s.arrive(arrival(tasks, 0, 0));
+  s.decide();
+  s.complete();
+  s.decide();
+  EXPECT_EQ(s.complete().size(), 1u); // A1 done: 4 pages kept
+  s.arrive(arrival(tasks, 1, 0));
+  s.decide();
+  s.complete();
+  s.decide();
+  EXPECT_EQ(s.complete().size(), 1u); // B1 done: 4 pages kept
+  EXPECT_EQ(s.freePages(), 4);
+  s.arrive(arrival(tasks, 2, 0));
+  const Decision &wave = s.decide();
+  ASSERT_EQ(wave.kind, StepKind::Wave);
+  EXPECT_EQ(wave.evictedTasks, (std::vector<int64_t>{0}));
+  EXPECT_EQ(wave.freePages, 0);
+  s.complete();
+  while (!s.idle()) {
+    s.decide();
+    s.complete();
+  }
+  // A2 and B2 arrive: A reuses 20 of its 32 cached tokens, B all 32.
+  s.arrive(arrival(tasks, 0, 1));
+  s.arrive(arrival(tasks, 1, 1));
+  const Decision &next = s.decide();
+  ASSERT_EQ(next.kind, StepKind::Wave);
+  ASSERT_EQ(next.prefill.size(), 1u);
+  EXPECT_EQ(next.prefill[0].tokens, (36 - 20) + 4);
+  EXPECT_EQ(s.counters().recomputedTokens, 12);
+}
+
+TEST(WaveScheduler, DpAttentionRanksHoldWholeTasks) {
+  // Two attention ranks; tasks go to the rank with fewer tasks (ties: the
+  // lower): A and C on rank 0, B on rank 1. One wave of the three
+  // 10-token prompts in one micro-batch: rank 0 does A's and C's attention
+  // (100 + 100), rank 1 B's (100), so the busiest rank's quadratic work is
+  // 200 (the largest request's would be 100). Decode: after the first
+  // token each holds 11 tokens; one micro-batch (one stage), rank 0 reads
+  // 22 of them.
+  std::vector<AgentTask> tasks = {task("A", {turn(0, 10, 3)}),
+                                  task("B", {turn(0, 10, 3)}),
+                                  task("C", {turn(0, 10, 3)})};
+  SchedulerPolicy p = policyOf(1, 1, 1000);
+  p.attentionRanks = 2;
+  WaveScheduler s(p);
+  for (int64_t t = 0; t < 3; ++t)
+    s.arrive(arrival(tasks, t, 0));
+  const Decision &wave = s.decide();
+  ASSERT_EQ(wave.kind, StepKind::Wave);
+  ASSERT_EQ(wave.prefill.size(), 1u);
+  EXPECT_EQ(wave.prefill[0].quadratic, 300.0);
+  EXPECT_EQ(wave.prefill[0].maxQuadratic, 200.0);
+  s.complete();
+  const Decision &round = s.decide();
+  ASSERT_EQ(round.kind, StepKind::Decode);
+  EXPECT_EQ(round.decode[0].kvTokens, 33);
+  EXPECT_EQ(round.decode[0].maxKv, 22);
+  // Without ranks the same fields carry the largest request's share.
+  WaveScheduler plain(policyOf(1, 1, 1000));
+  for (int64_t t = 0; t < 3; ++t)
+    plain.arrive(arrival(tasks, t, 0));
+  EXPECT_EQ(plain.decide().prefill[0].maxQuadratic, 100.0);
+  plain.complete();
+  EXPECT_EQ(plain.decide().decode[0].maxKv, 11);
+}
+
+TEST(WaveScheduler, RankAwareWavesKeepRanksParallel) {
+  // Two stages, two ranks, gamma = 0.1 and alpha = 0: four turns whose
+  // attention (beta q x ranks = 1e-6 x 1e6 x 2 = 2 s each) dominates. On
+  // distinct ranks two turns run side by side in one micro-batch, so the
+  // cut keeps each micro-batch to one turn per rank: two micro-batches of
+  // {rank 0, rank 1}, each costing 2 s (T = 2 (1 + 0.1) + 1.1 = 3.3 s,
+  // against 4 micro-batches of one turn: 4 x 1.1 + 1.1 = 5.5 s).
+  std::vector<AgentTask> tasks;
+  for (int i = 0; i < 4; ++i)
+    tasks.push_back(task("t", {turn(0, 1000, 2)}));
+  SchedulerPolicy p = policyOf(2, 1, 100000);
+  p.weight = {0.0, 1e-6, 0.1};
+  p.attentionRanks = 2;
+  WaveScheduler s(p);
+  for (int64_t t = 0; t < 4; ++t)
+    s.arrive(arrival(tasks, t, 0));
+  const Decision &d = s.decide();
+  ASSERT_EQ(d.kind, StepKind::Wave);
+  ASSERT_EQ(d.prefill.size(), 2u);
+  for (const PrefillBatch &b : d.prefill) {
+    EXPECT_EQ(b.requests, 2);
+    EXPECT_EQ(b.maxQuadratic, 1e6); // one turn per rank
+  }
 }

@@ -1,0 +1,15 @@
+//===- Passes.h - Serve passes: plan each serve job -------------*- C++ -*-===//
+#ifndef PLEXUS_PASSES_SERVEJOB_PASSES_H
+#define PLEXUS_PASSES_SERVEJOB_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace plexus::servejob {
+#define GEN_PASS_DECL
+#include "passes/ServeJob/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/ServeJob/Passes.h.inc"
+} // namespace plexus::servejob
+
+#endif // PLEXUS_PASSES_SERVEJOB_PASSES_H
