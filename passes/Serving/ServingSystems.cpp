@@ -375,7 +375,10 @@ Result<ServingPlan> planServing(const AgentWorkload &workload,
   const int64_t screenInterval =
       request.waveInterval > 0 ? request.waveInterval : 32;
 
-  plan.layouts = enumerateLayouts(model, request.chips, request.mtpDrafts);
+  // A pipeline deeper than the planner's own range is still tried when the
+  // spec asks for it.
+  plan.layouts = enumerateLayouts(model, request.chips, request.mtpDrafts,
+                                  std::max<int64_t>(4, request.pp));
   std::vector<size_t> feasible;
   ReplayOptions quiet;
   quiet.keepTurns = false;
@@ -409,12 +412,21 @@ Result<ServingPlan> planServing(const AgentWorkload &workload,
   if (feasible.empty()) {
     std::string why = "no layout of the " + num(request.chips) +
                       " chips can serve the workload";
+    bool explained = false;
     for (const LayoutCandidate &c : plan.layouts)
       if (!c.infeasible.empty() &&
           c.infeasible.find("not the layout") == std::string::npos) {
         why += ": " + c.infeasible;
+        explained = true;
         break;
       }
+    if (!explained)
+      why += ": no candidate layout (pp up to " +
+             num(std::max<int64_t>(4, request.pp)) +
+             ", ep dividing the experts, pp * ep dividing the chips) has "
+             "the degrees the strategy fixes (pp " +
+             (request.pp > 0 ? num(request.pp) : std::string("any")) + ", ep " +
+             (request.ep > 0 ? num(request.ep) : std::string("any")) + ")";
     return R::fail(why);
   }
   std::stable_sort(feasible.begin(), feasible.end(), [&](size_t a, size_t b) {

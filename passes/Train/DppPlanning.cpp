@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 namespace plexus::train {
 
@@ -140,10 +141,21 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
   out.backwardWorkingMemory = true; // the lowering's recompute transient
   const double usable = static_cast<double>(setup.memoryBytes) / kMB;
   out.memoryMB = usable * (1.0 - layout.reserveFraction);
-  for (int64_t s = 0; s < dp; ++s)
+  for (int64_t s = 0; s < dp; ++s) {
     out.modelStatesMB.push_back(
         static_cast<double>(lower::residentBytes(m, {ds, 1, 1, dp}, s, ds)) /
         kMB);
+    if (out.modelStatesMB.back() >= out.memoryMB) {
+      char buf[160];
+      std::snprintf(buf, sizeof(buf),
+                    "stage %lld's model states need %.1f MB per chip, and "
+                    "only %.1f MB are usable (after the %.0f %% reserve)",
+                    static_cast<long long>(s), out.modelStatesMB.back(),
+                    out.memoryMB, 100 * layout.reserveFraction);
+      return R::fail(std::string(buf) +
+                     "; raise memory_limit, sp or the stage count");
+    }
+  }
   if (std::string why = dpp::dppModelProblem(out); !why.empty())
     return R::fail(why);
   return R::ok(std::move(out));

@@ -197,6 +197,33 @@ TEST(ServingSystems, PlansTheFixedLayoutAndChoosesI) {
     }
 }
 
+// A pipeline deeper than the planner's own range (pp <= 4) is still
+// planned when the spec asks for it; degrees no candidate has are refused
+// with the reason.
+TEST(ServingSystems, FixedDegreesBeyondThePlannersRange) {
+  ServingModel m = h800Model(glm47());
+  AgentWorkload w = shortSwe();
+  ServingPlanRequest request;
+  request.chips = 64;
+  request.pp = 8;
+  request.ep = 8;
+  request.dpAttention = 1;
+  request.mtpDrafts = 3;
+  request.waveInterval = 32;
+  auto plan = planServing(w, m, request);
+  ASSERT_TRUE(plan) << plan.error;
+  EXPECT_EQ(plan->layout.pp, 8);
+  EXPECT_EQ(plan->layout.stageLayers.size(), 8u);
+  request.pp = 3; // 3 x 8 does not divide 64 chips
+  auto none = planServing(w, m, request);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error.find("no candidate layout (pp up to 4, ep dividing "
+                            "the experts, pp * ep dividing the chips) has "
+                            "the degrees the strategy fixes (pp 3, ep 8)"),
+            std::string::npos)
+      << none.error;
+}
+
 TEST(ServingSystems, RepresentativeBatchUnderDpAttention) {
   // One-turn tasks of 100 prompt and 20 output tokens: the KV halfway
   // through a decode is 100 + 10 = 110. Eight tasks on one instance of two
