@@ -321,6 +321,8 @@ static void printPrediction(const json &job, std::ostream &os) {
                                                     : " micro-batches")
        << " (step 0)\n";
   }
+  if (plan.contains("note"))
+    os << "  note     " << plan["note"].get<std::string>() << "\n";
   // Each pipeline of step 0: its chunks by kind, its longest sequence's
   // chunk count and the layers it recomputes.
   if (job.contains("pipelines")) {

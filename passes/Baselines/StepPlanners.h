@@ -76,6 +76,9 @@ struct NamedPlan {
   /// Wall-clock seconds a solver spent on the plan (FlexSP's MILPs):
   /// reported, never used; 0 for the static planners.
   double solverSeconds = 0;
+  /// Why the job's own planner did not make this plan, when a fallback did
+  /// (reported; empty otherwise).
+  std::string note;
   bool ok() const { return plan.has_value() || pipelined.has_value(); }
   /// The planner's modelled step time (a plan must be set).
   double seconds() const { return plan ? plan->seconds : pipelined->seconds; }

@@ -285,6 +285,9 @@ baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
     if (!fallback.ok())
       fallback.error =
           planned.name + ": " + planned.error + "; " + fallback.error;
+    else
+      fallback.note = planned.name + " cannot plan the batch (" +
+                      planned.error + "), so the static layouts were searched";
     return fallback;
   };
   // pp = dynamic without tensor or context parallelism: DPP.
@@ -465,6 +468,8 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
                << " with " << mine.name << ": " << mine.error;
       addPlanned(primary, mine, step);
       pred.solverSeconds += mine.solverSeconds;
+      if (step == 0)
+        pred.note = mine.note;
       if (step == 0 && mine.plan) {
         pred.plan = *mine.plan;
         // The job's plan as plan IR, beside its plan.job.
@@ -595,6 +600,8 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
   plan["strategy"] = p.primary.name;
   if (p.primary.name == "flexsp")
     plan["layout"]["sp"] = "adaptive"; // a degree per group: microbatches
+  if (!p.note.empty())
+    plan["note"] = p.note;
   j["plan"] = plan;
   if (p.pipelined)
     j["pipelines"] = pipelinesJson(*p.pipelined);

@@ -68,6 +68,7 @@ struct TrainPrediction {
   PlanOutcome primary;
   std::vector<PlanOutcome> baselines;
   std::string notSimulated; ///< why the job was not planned, if so
+  std::string note; ///< why the job's own planner gave way (step 0), if so
 };
 
 /// The plan of a job's own strategy for one batch: its static layout; with
