@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/MpiComm.h"
+#include "runtime/MpiSupport.h"
 
 #include <mpi.h>
 
@@ -24,22 +25,6 @@ namespace {
 /// communicator (nothing else travels there).
 constexpr int kCreateTag = 7;
 
-std::string mpiMessage(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
-    return "MPI error code " + std::to_string(code);
-  return std::string(text, static_cast<size_t>(len)) + " (code " +
-         std::to_string(code) + ")";
-}
-
-/// The error of a failed MPI call, or success.
-Status checkMpi(int rc, const std::string &at, const char *call) {
-  if (rc == MPI_SUCCESS)
-    return Status::success();
-  return Status::error(at + ": " + call + " failed: " + mpiMessage(rc));
-}
-
 MPI_Datatype mpiType(DType dtype) {
   return dtype == DType::F32 ? MPI_FLOAT : MPI_DOUBLE;
 }
@@ -53,6 +38,43 @@ Status toInt(int64_t value, const std::string &at, int &out) {
 }
 
 } // namespace
+
+Status checkMpi(int rc, const std::string &at, const char *call) {
+  if (rc == MPI_SUCCESS)
+    return Status::success();
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  std::string message = "MPI error code " + std::to_string(rc);
+  if (MPI_Error_string(rc, text, &len) == MPI_SUCCESS)
+    message = std::string(text, static_cast<size_t>(len)) + " (code " +
+              std::to_string(rc) + ")";
+  return Status::error(at + ": " + call + " failed: " + message);
+}
+
+Status createMemberComm(MPI_Comm parent, const std::vector<int> &group, int tag,
+                        const std::string &at, MPI_Comm &out) {
+  MPI_Group world = MPI_GROUP_NULL, members = MPI_GROUP_NULL;
+  PLXRT_TRY(checkMpi(MPI_Comm_group(parent, &world), at, "MPI_Comm_group"));
+  Status st = checkMpi(MPI_Group_incl(world, static_cast<int>(group.size()),
+                                      group.data(), &members),
+                       at, "MPI_Group_incl");
+  MPI_Comm comm = MPI_COMM_NULL;
+  if (st.ok())
+    st = checkMpi(MPI_Comm_create_group(parent, members, tag, &comm), at,
+                  "MPI_Comm_create_group");
+  if (members != MPI_GROUP_NULL)
+    MPI_Group_free(&members);
+  MPI_Group_free(&world);
+  PLXRT_TRY(st);
+  st = checkMpi(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), at,
+                "MPI_Comm_set_errhandler");
+  if (!st.ok()) {
+    MPI_Comm_free(&comm);
+    return st;
+  }
+  out = comm;
+  return Status::success();
+}
 
 struct MpiComm::State {
   int rank = -1, size = 0;
@@ -70,21 +92,8 @@ struct MpiComm::State {
       out = it->second;
       return Status::success();
     }
-    MPI_Group world = MPI_GROUP_NULL, members = MPI_GROUP_NULL;
-    PLXRT_TRY(checkMpi(MPI_Comm_group(parent, &world), at, "MPI_Comm_group"));
-    Status st = checkMpi(MPI_Group_incl(world, static_cast<int>(group.size()),
-                                        group.data(), &members),
-                         at, "MPI_Group_incl");
     MPI_Comm comm = MPI_COMM_NULL;
-    if (st.ok())
-      st = checkMpi(MPI_Comm_create_group(parent, members, kCreateTag, &comm),
-                    at, "MPI_Comm_create_group");
-    if (members != MPI_GROUP_NULL)
-      MPI_Group_free(&members);
-    MPI_Group_free(&world);
-    PLXRT_TRY(st);
-    PLXRT_TRY(checkMpi(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), at,
-                       "MPI_Comm_set_errhandler"));
+    PLXRT_TRY(createMemberComm(parent, group, kCreateTag, at, comm));
     comms.emplace(group, comm);
     out = comm;
     return Status::success();

@@ -8,10 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cuda/NcclComm.h"
 
+#include "runtime/MpiSupport.h"
 #include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/CudaStatus.h"
-
-#include <mpi.h>
 
 #include <cstring>
 #include <map>
@@ -25,17 +24,6 @@ namespace {
 constexpr int kCreateTag = 11;
 /// MPI tag of point-to-point headers on the private p2p communicator.
 constexpr int kHeaderTag = 12;
-
-Status checkMpi(int rc, const std::string &at, const char *call) {
-  if (rc == MPI_SUCCESS)
-    return Status::success();
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  std::string message = "MPI error code " + std::to_string(rc);
-  if (MPI_Error_string(rc, text, &len) == MPI_SUCCESS)
-    message = std::string(text, static_cast<size_t>(len));
-  return Status::error(at + ": " + call + " failed: " + message);
-}
 
 ncclDataType_t ncclType(DType dtype) {
   return dtype == DType::F32 ? ncclFloat32 : ncclFloat64;
@@ -89,25 +77,11 @@ struct NcclComm::State {
       message.ok = made.ok() ? 1 : 0;
     }
     // An MPI communicator of the members only, to broadcast the id.
-    MPI_Group world = MPI_GROUP_NULL, members = MPI_GROUP_NULL;
-    PLXRT_TRY(checkMpi(MPI_Comm_group(parent, &world), at, "MPI_Comm_group"));
-    Status st = checkMpi(MPI_Group_incl(world, static_cast<int>(group.size()),
-                                        group.data(), &members),
-                         at, "MPI_Group_incl");
     MPI_Comm bcast = MPI_COMM_NULL;
-    if (st.ok())
-      st = checkMpi(MPI_Comm_create_group(parent, members, kCreateTag, &bcast),
-                    at, "MPI_Comm_create_group");
-    if (members != MPI_GROUP_NULL)
-      MPI_Group_free(&members);
-    MPI_Group_free(&world);
-    PLXRT_TRY(st);
-    st = checkMpi(MPI_Comm_set_errhandler(bcast, MPI_ERRORS_RETURN), at,
-                  "MPI_Comm_set_errhandler");
-    if (st.ok())
-      st = checkMpi(MPI_Bcast(&message, static_cast<int>(sizeof(message)),
-                              MPI_BYTE, 0, bcast),
-                    at, "MPI_Bcast");
+    PLXRT_TRY(createMemberComm(parent, group, kCreateTag, at, bcast));
+    Status st = checkMpi(MPI_Bcast(&message, static_cast<int>(sizeof(message)),
+                                   MPI_BYTE, 0, bcast),
+                         at, "MPI_Bcast");
     FirstError result;
     result.keep(std::move(st));
     result.keep(checkMpi(MPI_Comm_free(&bcast), at, "MPI_Comm_free"));
