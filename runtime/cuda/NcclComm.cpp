@@ -61,6 +61,26 @@ struct NcclComm::State {
 
   /// The NCCL communicator of `group` (n >= 2, containing this rank at
   /// `index`), created on first use.
+  /// What every collective does first: after finalize() an error; on a
+  /// group of one rank the local copy of `bytes` from `in` to `out` (none
+  /// when `in` is null: an all-reduce of one rank is its input); with
+  /// nothing to move, nothing. `done` says whether the call ends there;
+  /// otherwise `comm` is the group's communicator.
+  Status begin(const Group &group, int index, const std::string &at,
+               const void *in, void *out, int64_t count, int64_t bytes,
+               bool &done, ncclComm_t &comm) {
+    done = true;
+    if (finalized)
+      return Status::error(at + ": called after finalize()");
+    if (group.size() == 1)
+      return in ? copy(out, in, static_cast<size_t>(bytes), at)
+                : Status::success();
+    if (count == 0)
+      return Status::success();
+    done = false;
+    return communicatorFor(group, index, at, comm);
+  }
+
   Status communicatorFor(const Group &group, int index, const std::string &at,
                          ncclComm_t &out) {
     auto it = comms.find(group);
@@ -258,16 +278,13 @@ char *byteAt(void *p, int64_t elements, DType dtype) {
 Status NcclComm::doAllToAll(const Group &group, int index, const void *in,
                             void *out, int64_t count, DType dtype) {
   const std::string at = where("all_to_all", group);
-  if (state->finalized)
-    return afterFinalize(at);
   const int n = static_cast<int>(group.size());
-  if (n == 1)
-    return state->copy(out, in, static_cast<size_t>(count * bytesOf(dtype)),
-                       at);
-  if (count == 0)
-    return Status::success();
+  bool done = true;
   ncclComm_t comm = nullptr;
-  PLXRT_TRY(state->communicatorFor(group, index, at, comm));
+  PLXRT_TRY(state->begin(group, index, at, in, out, count,
+                         count * bytesOf(dtype), done, comm));
+  if (done)
+    return Status::success();
   const size_t c = static_cast<size_t>(count);
   PLXRT_TRY(checkNccl(ncclGroupStart(), at + ": ncclGroupStart failed"));
   // Every call between start and end is checked, but end always runs so
@@ -292,12 +309,12 @@ Status NcclComm::doAllToAll(const Group &group, int index, const void *in,
 Status NcclComm::doAllReduce(const Group &group, int index, void *data,
                              int64_t count, DType dtype) {
   const std::string at = where("all_reduce", group);
-  if (state->finalized)
-    return afterFinalize(at);
-  if (group.size() == 1 || count == 0)
-    return Status::success();
+  bool done = true;
   ncclComm_t comm = nullptr;
-  PLXRT_TRY(state->communicatorFor(group, index, at, comm));
+  PLXRT_TRY(
+      state->begin(group, index, at, nullptr, data, count, 0, done, comm));
+  if (done)
+    return Status::success();
   PLXRT_TRY(
       checkNccl(ncclAllReduce(data, data, static_cast<size_t>(count),
                               ncclType(dtype), ncclSum, comm, state->stream),
@@ -308,15 +325,12 @@ Status NcclComm::doAllReduce(const Group &group, int index, void *data,
 Status NcclComm::doAllGather(const Group &group, int index, const void *in,
                              void *out, int64_t count, DType dtype) {
   const std::string at = where("all_gather", group);
-  if (state->finalized)
-    return afterFinalize(at);
-  if (group.size() == 1)
-    return state->copy(out, in, static_cast<size_t>(count * bytesOf(dtype)),
-                       at);
-  if (count == 0)
-    return Status::success();
+  bool done = true;
   ncclComm_t comm = nullptr;
-  PLXRT_TRY(state->communicatorFor(group, index, at, comm));
+  PLXRT_TRY(state->begin(group, index, at, in, out, count,
+                         count * bytesOf(dtype), done, comm));
+  if (done)
+    return Status::success();
   PLXRT_TRY(checkNccl(ncclAllGather(in, out, static_cast<size_t>(count),
                                     ncclType(dtype), comm, state->stream),
                       at + ": ncclAllGather failed"));
@@ -326,15 +340,12 @@ Status NcclComm::doAllGather(const Group &group, int index, const void *in,
 Status NcclComm::doReduceScatter(const Group &group, int index, const void *in,
                                  void *out, int64_t count, DType dtype) {
   const std::string at = where("reduce_scatter", group);
-  if (state->finalized)
-    return afterFinalize(at);
-  if (group.size() == 1)
-    return state->copy(out, in, static_cast<size_t>(count * bytesOf(dtype)),
-                       at);
-  if (count == 0)
-    return Status::success();
+  bool done = true;
   ncclComm_t comm = nullptr;
-  PLXRT_TRY(state->communicatorFor(group, index, at, comm));
+  PLXRT_TRY(state->begin(group, index, at, in, out, count,
+                         count * bytesOf(dtype), done, comm));
+  if (done)
+    return Status::success();
   PLXRT_TRY(checkNccl(ncclReduceScatter(in, out, static_cast<size_t>(count),
                                         ncclType(dtype), ncclSum, comm,
                                         state->stream),
