@@ -43,26 +43,6 @@ constexpr uint64_t kSeed = 3; // examples/pipeswift-glm47.plx
 constexpr int64_t kPaperInterval = 32;
 constexpr double kReplayBudgetS = 10.0;
 
-/// GLM-4.7 as examples/pipeswift-glm47.plx writes it (GLM-4.5 figures).
-cost::TransformerShape glm47() {
-  cost::TransformerShape s;
-  s.layers = 92;
-  s.denseLayers = 3;
-  s.hidden = 5120;
-  s.heads = 96;
-  s.kvHeads = 8;
-  s.headDim = 128;
-  s.ffn = 12288;
-  s.experts = 160;
-  s.topK = 8;
-  s.sharedExperts = 1;
-  s.moeFfn = 1536;
-  s.mtpLayers = 1;
-  s.vocab = 151552;
-  s.dtype = cost::DType::FP8;
-  return s;
-}
-
 /// One check of the summary.
 struct Check {
   std::string what;
@@ -281,7 +261,7 @@ WorkloadRun runWorkload(const char *name, const ServingModel &m,
 int main() {
   auto benchStart = std::chrono::steady_clock::now();
   ServingModel m;
-  m.shape = glm47();
+  m.shape = glm47LikeShape();
   auto chip = cost::findChip("H800");
   if (!chip) {
     std::printf("the chip catalog has no H800\n");

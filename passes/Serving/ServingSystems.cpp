@@ -8,6 +8,25 @@
 
 namespace plexus::serving {
 
+cost::TransformerShape glm47LikeShape() {
+  cost::TransformerShape s;
+  s.layers = 92;
+  s.denseLayers = 3;
+  s.hidden = 5120;
+  s.heads = 96;
+  s.kvHeads = 8;
+  s.headDim = 128;
+  s.ffn = 12288;
+  s.experts = 160;
+  s.topK = 8;
+  s.sharedExperts = 1;
+  s.moeFfn = 1536;
+  s.mtpLayers = 1;
+  s.vocab = 151552;
+  s.dtype = cost::DType::FP8;
+  return s;
+}
+
 namespace {
 
 std::string num(int64_t v) { return std::to_string(v); }

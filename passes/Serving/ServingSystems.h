@@ -78,6 +78,12 @@ struct ServingModel {
   ServingCostOptions cost;
 };
 
+/// The reference's model (section 1.7): a GLM-4.7-like MoE with GLM-4.5's
+/// figures (92 layers, 3 dense, hidden 5120, 96 heads of 128, 8 KV heads,
+/// 160 experts top-8 and 1 shared of width 1536, one MTP layer, vocabulary
+/// 151,552, FP8 weights), as examples/pipeswift-glm47.plx writes it.
+cost::TransformerShape glm47LikeShape();
+
 /// A decode micro-batch typical of `workload` on `instances` instances of
 /// `stages` stages: every task of an instance decoding, spread over the
 /// stages' micro-batches, each at the output-weighted mean of

@@ -11,24 +11,7 @@
 namespace plexus::serving::testing {
 
 /// GLM-4.7 as examples/pipeswift-glm47.plx describes it (GLM-4.5 figures).
-inline cost::TransformerShape glm47() {
-  cost::TransformerShape s;
-  s.layers = 92;
-  s.denseLayers = 3;
-  s.hidden = 5120;
-  s.heads = 96;
-  s.kvHeads = 8;
-  s.headDim = 128;
-  s.ffn = 12288;
-  s.experts = 160;
-  s.topK = 8;
-  s.sharedExperts = 1;
-  s.moeFfn = 1536;
-  s.mtpLayers = 1;
-  s.vocab = 151552;
-  s.dtype = cost::DType::FP8;
-  return s;
-}
+inline cost::TransformerShape glm47() { return glm47LikeShape(); }
 
 /// A small MoE with an MTP layer: 8 layers (1 dense), 8 experts.
 inline cost::TransformerShape tinyMoe() {
