@@ -442,10 +442,12 @@ public:
               2 * sum.forwardFlops + sum.coreFlops,
               -(sum.fullBytes + sum.dkvBytes));
       allToAll(sum.allToAllBytes);
-      if (zero3)
+      if (zero3) {
         program.ops.push_back(sim::Op::collective(
             sim::CommKind::ReduceScatter, communicatorName("zero", stageRanks),
-            stageRanks, sum.paramShardBytes * stageSize(), /*async=*/true));
+            stageRanks, shardBytes(w, a, b) * stageSize(), /*async=*/true));
+        program.ops.back().carryLayers(a, b);
+      }
     }
   }
 
@@ -454,9 +456,7 @@ public:
   void gradientSync() {
     if (model.zero >= 3 || stageSize() < 2)
       return;
-    int64_t grads = 0;
-    for (int64_t l = begin; l < end; ++l)
-      grads += cost::layerParameters(model.shape, l);
+    int64_t grads = carriedParameters(model.shape, begin, end);
     grads =
         ceilDiv(grads * cost::bytesPerElement(model.shape.dtype), stageSize()) *
         stageSize();
@@ -464,12 +464,23 @@ public:
     if (model.zero == 0) {
       program.ops.push_back(sim::Op::collective(sim::CommKind::AllReduce, name,
                                                 stageRanks, grads));
+      program.ops.back().carryLayers(begin, end);
     } else {
       program.ops.push_back(sim::Op::collective(sim::CommKind::ReduceScatter,
                                                 name, stageRanks, grads));
+      program.ops.back().carryLayers(begin, end);
       program.ops.push_back(sim::Op::collective(
           sim::CommKind::AllGather, name, stageRanks, grads / stageSize()));
+      program.ops.back().carryLayers(begin, end);
     }
+  }
+
+  /// A message between stages carrying the chunk's hidden states (forward)
+  /// or their gradient (backward).
+  void message(sim::Op op, const ChunkWork &w, bool backward) {
+    op.carry(backward ? sim::ComputeKind::Bwd : sim::ComputeKind::Fwd, w.seqs,
+             w.slices);
+    program.ops.push_back(std::move(op));
   }
 
 private:
@@ -498,11 +509,26 @@ private:
     return sum;
   }
 
+  /// This rank's shard of layers [a, b)'s parameters, with the embedding
+  /// or the head when the range carries them (carriedParameters).
+  int64_t shardBytes(const ChunkWork &w, int64_t a, int64_t b) const {
+    int64_t layers = 0;
+    for (int64_t l = a; l < b; ++l)
+      layers += cost::layerParameters(model.shape, l);
+    const int64_t extra = carriedParameters(model.shape, a, b) - layers;
+    return total(w, a, b).paramShardBytes +
+           (extra > 0
+                ? ceilDiv(extra * cost::bytesPerElement(model.shape.dtype),
+                          stageSize())
+                : 0);
+  }
+
   void gather(const ChunkWork &w, std::pair<int64_t, int64_t> group) {
     program.ops.push_back(sim::Op::collective(
         sim::CommKind::AllGather, communicatorName("zero", stageRanks),
-        stageRanks, total(w, group.first, group.second).paramShardBytes,
+        stageRanks, shardBytes(w, group.first, group.second),
         /*async=*/true));
+    program.ops.back().carryLayers(group.first, group.second);
   }
 
   void allToAll(int64_t bytes) {
@@ -526,6 +552,10 @@ private:
     op.seqs = w.seqs;
     op.slices = w.slices;
     op.flops = opFlops;
+    if (stageSize() > 1) {
+      op.ulysses = communicatorName("sp", stageRanks);
+      op.ulyssesRanks = stageRanks;
+    }
     flops += opFlops;
     program.ops.push_back(std::move(op));
   }
@@ -659,16 +689,16 @@ LoweredStep lowerPipelinedStep(const PipelinedStepPlan &plan,
             emit.backward(static_cast<int64_t>(i), step.position, w);
             break;
           case StepKind::SendActivations:
-            program.ops.push_back(sim::Op::send(next, w.messageBytes, tag));
+            emit.message(sim::Op::send(next, w.messageBytes, tag), w, false);
             break;
           case StepKind::RecvActivations:
-            program.ops.push_back(sim::Op::recv(prev, w.messageBytes, tag));
+            emit.message(sim::Op::recv(prev, w.messageBytes, tag), w, false);
             break;
           case StepKind::SendGradients:
-            program.ops.push_back(sim::Op::send(prev, w.messageBytes, tag + 1));
+            emit.message(sim::Op::send(prev, w.messageBytes, tag + 1), w, true);
             break;
           case StepKind::RecvGradients:
-            program.ops.push_back(sim::Op::recv(next, w.messageBytes, tag + 1));
+            emit.message(sim::Op::recv(next, w.messageBytes, tag + 1), w, true);
             break;
           }
         }

@@ -112,24 +112,34 @@ cost::CostResult<LayerWork> layerWork(const TrainModel &model,
   return result;
 }
 
+int64_t carriedParameters(const cost::TransformerShape &shape, int64_t begin,
+                          int64_t end) {
+  int64_t params = 0;
+  for (int64_t l = begin; l < end; ++l)
+    params += cost::layerParameters(shape, l);
+  const int64_t embedding = shape.vocab * shape.hidden;
+  if (begin == 0)
+    params += embedding;
+  if (end == shape.layers)
+    params += shape.hidden + (shape.tiedEmbeddings ? 0 : embedding);
+  return params;
+}
+
 int64_t residentBytes(const TrainModel &model, const GroupLayout &layout,
                       int64_t stage, int64_t zeroWays, int64_t layersPerOp) {
   auto [begin, end] = stageLayers(model.shape.layers, layout.pp, stage);
   const int64_t e = cost::bytesPerElement(model.shape.dtype);
-  int64_t params = 0, largestOp = 0;
+  // The stage's parameters, the embedding on stage 0 and the final norm
+  // and head on the last. The two prefetch buffers of ZeRO-3 are sized by
+  // the largest chunk of layers: the embedding and head travel with their
+  // chunks' gathers but are not counted in those buffers (docs/lowering.md).
+  int64_t params = carriedParameters(model.shape, begin, end), largestOp = 0;
   for (int64_t l = begin; l < end; l += layersPerOp) {
     int64_t chunk = 0;
     for (int64_t k = l; k < std::min(end, l + layersPerOp); ++k)
       chunk += cost::layerParameters(model.shape, k);
-    params += chunk;
     largestOp = std::max(largestOp, chunk);
   }
-  // Embedding and output head: on the first and last stage.
-  int64_t embedding = model.shape.vocab * model.shape.hidden;
-  if (stage == 0)
-    params += embedding;
-  if (stage == layout.pp - 1 && !model.shape.tiedEmbeddings)
-    params += embedding;
   params = ceilDiv(params, layout.tp);
   auto states = cost::modelStateBytesPerChip(params, model.zero, zeroWays);
   int64_t bytes = states.ok() ? states.value : 0;
@@ -254,17 +264,27 @@ public:
         }
         add(sum, w);
       }
+      // The embedding and the head travel with their chunks' parameters.
+      const int64_t extra =
+          carriedParameters(ctx.model.shape, a, b) - layerParametersIn(a, b);
+      if (extra > 0) {
+        const int64_t bytes =
+            ceilDiv(extra * cost::bytesPerElement(ctx.model.shape.dtype),
+                    group.layout.tp);
+        sum.paramBytes += bytes;
+        sum.paramShardBytes += ceilDiv(bytes, ctx.zeroWays);
+      }
       work.push_back(sum);
     }
     const bool active = !lengths.empty();
     if (zero3())
-      gather(work[0]);
+      gather(work[0], chunks[0]);
     for (size_t i = 0; i < chunks.size(); ++i) {
       auto [a, b] = chunks[i];
       if (zero3()) {
         ctx.program.ops.push_back(sim::Op::wait(backward && i > 0 ? 1 : 0));
         if (i + 1 < chunks.size())
-          gather(work[i + 1]);
+          gather(work[i + 1], chunks[i + 1]);
       }
       if (backward)
         emitBackward(a, b, work[i], active);
@@ -290,6 +310,13 @@ private:
 
   bool zero3() const { return ctx.model.zero == 3 && ctx.zeroWays > 1; }
 
+  int64_t layerParametersIn(int64_t a, int64_t b) const {
+    int64_t params = 0;
+    for (int64_t l = a; l < b; ++l)
+      params += cost::layerParameters(ctx.model.shape, l);
+    return params;
+  }
+
   void collective(sim::CommKind kind, const char *name,
                   const std::vector<int64_t> &members, int64_t bytes,
                   bool async = false) {
@@ -297,9 +324,10 @@ private:
         kind, communicatorName(name, members), members, bytes, async));
   }
 
-  void gather(const LayerWork &w) {
+  void gather(const LayerWork &w, std::pair<int64_t, int64_t> layers) {
     collective(sim::CommKind::AllGather, "zero", ctx.zeroRanks,
                w.paramShardBytes, /*async=*/true);
+    ctx.program.ops.back().carryLayers(layers.first, layers.second);
   }
 
   void compute(sim::ComputeKind kind, int64_t a, int64_t b, double flops,
@@ -314,6 +342,10 @@ private:
     op.stage = pos.stage;
     op.seqs = group.seqs;
     op.flops = flops;
+    if (ranks.ulysses.size() > 1) {
+      op.ulysses = communicatorName("sp", ranks.ulysses);
+      op.ulyssesRanks = ranks.ulysses;
+    }
     ctx.flops += flops;
     ctx.program.ops.push_back(std::move(op));
   }
@@ -365,6 +397,7 @@ private:
       // the group size, as reduce-scatter needs).
       collective(sim::CommKind::ReduceScatter, "zero", ctx.zeroRanks,
                  w.paramShardBytes * ctx.zeroWays, /*async=*/true);
+      ctx.program.ops.back().carryLayers(a, b);
     }
   }
 
@@ -563,21 +596,32 @@ LoweredStep lowerStep(const StepPlan &plan, const TrainModel &model,
       auto tagOf = [&](int64_t k, bool backward) {
         return 2 * active[static_cast<size_t>(k)] + (backward ? 1 : 0);
       };
+      // Each message names the micro-batch's sequences it carries (whole
+      // sequences: slice 0 each).
+      auto message = [&](sim::Op op, int64_t k, bool backward) {
+        const PlannedGroup &g = *groupOf(plan.microBatches[static_cast<size_t>(
+                                             active[static_cast<size_t>(k)])],
+                                         r)
+                                     .first;
+        op.carry(backward ? sim::ComputeKind::Bwd : sim::ComputeKind::Fwd,
+                 g.seqs, std::vector<int64_t>(g.seqs.size(), 0));
+        program.ops.push_back(std::move(op));
+      };
       auto sendF = [&](int64_t k) {
-        program.ops.push_back(
-            sim::Op::send(peers.nextStage, bytesOf(k), tagOf(k, false)));
+        message(sim::Op::send(peers.nextStage, bytesOf(k), tagOf(k, false)), k,
+                false);
       };
       auto recvF = [&](int64_t k) {
-        program.ops.push_back(
-            sim::Op::recv(peers.prevStage, bytesOf(k), tagOf(k, false)));
+        message(sim::Op::recv(peers.prevStage, bytesOf(k), tagOf(k, false)), k,
+                false);
       };
       auto sendB = [&](int64_t k) {
-        program.ops.push_back(
-            sim::Op::send(peers.prevStage, bytesOf(k), tagOf(k, true)));
+        message(sim::Op::send(peers.prevStage, bytesOf(k), tagOf(k, true)), k,
+                true);
       };
       auto recvB = [&](int64_t k) {
-        program.ops.push_back(
-            sim::Op::recv(peers.nextStage, bytesOf(k), tagOf(k, true)));
+        message(sim::Op::recv(peers.nextStage, bytesOf(k), tagOf(k, true)), k,
+                true);
       };
       const bool first = s == 0, last = s == pp - 1;
       const int64_t warm = std::min(pp - s - 1, m), steady = m - warm;
@@ -635,9 +679,7 @@ LoweredStep lowerStep(const StepPlan &plan, const TrainModel &model,
       auto [g, local] = groupOf(plan.microBatches[0], r);
       auto [a, b] = stageLayers(model.shape.layers, g->layout.pp,
                                 positionOf(g->layout, local).stage);
-      int64_t grads = 0;
-      for (int64_t l = a; l < b; ++l)
-        grads += cost::layerParameters(model.shape, l);
+      int64_t grads = carriedParameters(model.shape, a, b);
       grads = ceilDiv(grads, tp) * cost::bytesPerElement(model.shape.dtype);
       grads = ceilDiv(grads, zeroWays) * zeroWays;
       const std::vector<int64_t> &members = ctx.zeroRanks;
@@ -645,11 +687,14 @@ LoweredStep lowerStep(const StepPlan &plan, const TrainModel &model,
       if (model.zero == 0) {
         program.ops.push_back(sim::Op::collective(sim::CommKind::AllReduce,
                                                   name, members, grads));
+        program.ops.back().carryLayers(a, b);
       } else {
         program.ops.push_back(sim::Op::collective(sim::CommKind::ReduceScatter,
                                                   name, members, grads));
+        program.ops.back().carryLayers(a, b);
         program.ops.push_back(sim::Op::collective(
             sim::CommKind::AllGather, name, members, grads / zeroWays));
+        program.ops.back().carryLayers(a, b);
       }
     }
   }

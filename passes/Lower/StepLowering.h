@@ -111,6 +111,13 @@ cost::CostResult<LayerWork> layerWork(const TrainModel &model,
 std::pair<int64_t, int64_t> stageLayers(int64_t layers, int64_t stages,
                                         int64_t stage);
 
+/// Parameters that travel with layers [begin, end) when a collective
+/// carries them (ZeRO-3 gathers and reductions, the data-parallel sync):
+/// the layers', plus the token embedding when begin = 0, plus the final
+/// norm and (untied) output head when end is the model's last layer.
+int64_t carriedParameters(const cost::TransformerShape &shape, int64_t begin,
+                          int64_t end);
+
 /// Bytes a rank holds for the whole step: model states of its stage's
 /// parameters (divided by tp) under ZeRO over `zeroWays` ranks, plus (ZeRO
 /// 3) two gathered layer buffers (one in use, one prefetched).

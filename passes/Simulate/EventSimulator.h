@@ -76,9 +76,21 @@ struct Op {
   std::vector<int64_t> seqs;
   std::vector<int64_t> slices;
   double flops = 0;
+  // Compute: the Ulysses group its attention runs in (rt.compute's
+  // `ulysses`); none when ulyssesRanks is empty. Carried, not simulated:
+  // the group's rt.all_to_all ops account for its traffic.
+  std::string ulysses;
+  std::vector<int64_t> ulyssesRanks;
   // Send / Recv.
   int64_t peer = -1;
   int64_t tag = 0;
+  // Send / Recv: with `carries`, the message holds the forward's hidden
+  // states (computeKind Fwd) or the backward's gradient (Bwd) of `seqs`,
+  // slice `slices[i]` of seqs[i] (rt's `carries`). Collective: with
+  // `carriesLayers`, the buffer holds the parameters or gradients of
+  // layers [layerBegin, layerEnd) (rt's `layers`). Neither is simulated.
+  bool carries = false;
+  bool carriesLayers = false;
   // Send / Recv / Collective: bytes of the message or of each rank's buffer.
   int64_t bytes = 0;
   // Collective.
@@ -97,6 +109,21 @@ struct Op {
                        std::vector<int64_t> ranks, int64_t bytes,
                        bool async = false);
   static Op wait(int64_t pending = 0);
+
+  /// Marks a send or recv as carrying `kind`'s tensor of these slices.
+  void carry(ComputeKind kind, std::vector<int64_t> seqIds,
+             std::vector<int64_t> sliceIds) {
+    carries = true;
+    computeKind = kind;
+    seqs = std::move(seqIds);
+    slices = std::move(sliceIds);
+  }
+  /// Marks a collective as carrying layers [begin, end).
+  void carryLayers(int64_t begin, int64_t end) {
+    carriesLayers = true;
+    layerBegin = begin;
+    layerEnd = end;
+  }
 };
 
 /// Everything one rank does in a step. Rank r's program is programs[r];

@@ -22,6 +22,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <map>
+#include <tuple>
 
 namespace plexus::sim {
 #define GEN_PASS_DEF_VERIFYRTPASS
@@ -41,6 +42,18 @@ struct Programs {
   std::vector<sim::Program> programs;
   std::vector<std::vector<Operation *>> sources;
 };
+
+/// Copies a send's or recv's `carries` onto the simulator's op.
+void carried(sim::Op &op, std::optional<rt::ComputeKind> kind,
+             std::optional<ArrayRef<int64_t>> seqs,
+             std::optional<ArrayRef<int64_t>> slices) {
+  if (!kind || !seqs || !slices)
+    return;
+  op.carry(*kind == rt::ComputeKind::bwd ? sim::ComputeKind::Bwd
+                                         : sim::ComputeKind::Fwd,
+           std::vector<int64_t>(seqs->begin(), seqs->end()),
+           std::vector<int64_t>(slices->begin(), slices->end()));
+}
 
 /// Reads every rt.program; ranks must be distinct and number 0..N-1.
 FailureOr<Programs> readPrograms(ModuleOp module) {
@@ -86,11 +99,17 @@ FailureOr<Programs> readPrograms(ModuleOp module) {
         if (std::optional<ArrayRef<int64_t>> slices = c.getSlices())
           op.slices.assign(slices->begin(), slices->end());
         op.flops = c.getFlops().value_or(0);
+        if (std::optional<ArrayRef<int64_t>> group = c.getUlyssesGroup()) {
+          op.ulysses = c.getUlysses().value_or("").str();
+          op.ulyssesRanks.assign(group->begin(), group->end());
+        }
         p.ops.push_back(std::move(op));
       } else if (auto s = dyn_cast<rt::SendOp>(op)) {
         p.ops.push_back(sim::Op::send(s.getPeer(), s.getBytes(), s.getTag()));
+        carried(p.ops.back(), s.getCarries(), s.getSeqs(), s.getSlices());
       } else if (auto r = dyn_cast<rt::RecvOp>(op)) {
         p.ops.push_back(sim::Op::recv(r.getPeer(), r.getBytes(), r.getTag()));
+        carried(p.ops.back(), r.getCarries(), r.getSeqs(), r.getSlices());
       } else if (auto coll = dyn_cast<rt::CollectiveOpInterface>(op)) {
         sim::CommKind kind =
             isa<rt::AllToAllOp>(op)        ? sim::CommKind::AllToAll
@@ -102,6 +121,10 @@ FailureOr<Programs> readPrograms(ModuleOp module) {
             kind, coll.getComm().str(),
             std::vector<int64_t>(group.begin(), group.end()), coll.getBytes(),
             op.hasAttr("async")));
+        auto begin = op.getAttrOfType<IntegerAttr>("layer_begin");
+        auto end = op.getAttrOfType<IntegerAttr>("layer_end");
+        if (begin && end)
+          p.ops.back().carryLayers(begin.getInt(), end.getInt());
       } else if (auto w = dyn_cast<rt::WaitOp>(op)) {
         p.ops.push_back(sim::Op::wait(w.getPending()));
       }
@@ -151,12 +174,93 @@ LogicalResult verifySliceOrder(const Programs &programs) {
   return success();
 }
 
+/// What a message carries, as text for diagnostics.
+std::string carriedText(const sim::Op &op) {
+  if (!op.carries)
+    return "nothing named";
+  auto list = [](const std::vector<int64_t> &v) {
+    std::string text = "[";
+    for (size_t i = 0; i < v.size(); ++i)
+      text += (i ? ", " : "") + std::to_string(v[i]);
+    return text + "]";
+  };
+  return std::string(op.computeKind == sim::ComputeKind::Bwd ? "bwd" : "fwd") +
+         " seqs " + list(op.seqs) + " slices " + list(op.slices);
+}
+
+/// The k-th send from a to b with tag t meets the k-th receive of b from a
+/// with tag t (the simulator's matching); both must say the same about
+/// what the message carries.
+LogicalResult verifyCarriedMessages(const Programs &programs) {
+  using Key = std::tuple<int64_t, int64_t, int64_t>; // from, to, tag
+  std::map<Key, std::vector<std::pair<size_t, size_t>>> sends, recvs;
+  for (size_t r = 0; r < programs.programs.size(); ++r)
+    for (size_t i = 0; i < programs.programs[r].ops.size(); ++i) {
+      const sim::Op &op = programs.programs[r].ops[i];
+      if (op.kind == sim::OpKind::Send)
+        sends[{static_cast<int64_t>(r), op.peer, op.tag}].push_back({r, i});
+      else if (op.kind == sim::OpKind::Recv)
+        recvs[{op.peer, static_cast<int64_t>(r), op.tag}].push_back({r, i});
+    }
+  for (auto &[key, list] : sends) {
+    auto it = recvs.find(key);
+    if (it == recvs.end())
+      continue; // an unmatched send is the simulator's to report
+    for (size_t k = 0; k < std::min(list.size(), it->second.size()); ++k) {
+      auto [sr, si] = list[k];
+      auto [rr, ri] = it->second[k];
+      const sim::Op &send = programs.programs[sr].ops[si];
+      const sim::Op &recv = programs.programs[rr].ops[ri];
+      if (send.carries == recv.carries &&
+          (!send.carries ||
+           (send.computeKind == recv.computeKind && send.seqs == recv.seqs &&
+            send.slices == recv.slices)))
+        continue;
+      InFlightDiagnostic d = programs.sources[rr][ri]->emitOpError("receives ")
+                             << carriedText(recv)
+                             << " but the matching send carries "
+                             << carriedText(send);
+      d.attachNote(programs.sources[sr][si]->getLoc()) << "the send is here";
+      return failure();
+    }
+  }
+  return success();
+}
+
+/// With an rt.batch, every sequence id and slice index the programs name
+/// exists in it.
+LogicalResult verifyAgainstBatch(ModuleOp module, const Programs &programs) {
+  auto batches = llvm::to_vector(module.getOps<rt::BatchOp>());
+  if (batches.empty())
+    return success();
+  rt::BatchOp batch = batches.front();
+  const int64_t count = static_cast<int64_t>(batch.getLengths().size());
+  for (size_t r = 0; r < programs.programs.size(); ++r)
+    for (size_t i = 0; i < programs.programs[r].ops.size(); ++i) {
+      const sim::Op &op = programs.programs[r].ops[i];
+      for (size_t j = 0; j < op.seqs.size(); ++j) {
+        if (op.seqs[j] >= count)
+          return programs.sources[r][i]->emitOpError("names sequence ")
+                 << op.seqs[j] << " but the batch has " << count;
+        int64_t slice = j < op.slices.size() ? op.slices[j] : 0;
+        if (slice >= batch.sliceCount(op.seqs[j]))
+          return programs.sources[r][i]->emitOpError("names slice ")
+                 << slice << " of sequence " << op.seqs[j]
+                 << ", which the batch cuts into "
+                 << batch.sliceCount(op.seqs[j]) << " slice(s)";
+      }
+    }
+  return success();
+}
+
 struct VerifyRtPass : sim::impl::VerifyRtPassBase<VerifyRtPass> {
   void runOnOperation() override {
     FailureOr<Programs> programs = readPrograms(getOperation());
     if (failed(programs))
       return signalPassFailure();
-    if (failed(verifySliceOrder(*programs)))
+    if (failed(verifySliceOrder(*programs)) ||
+        failed(verifyCarriedMessages(*programs)) ||
+        failed(verifyAgainstBatch(getOperation(), *programs)))
       return signalPassFailure();
     sim::SimOptions options;
     options.commTime = [](const sim::CommRequest &) {

@@ -390,10 +390,18 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
     lower::LoweringOptions options;
     options.layersPerOp = layersPerOp;
     lower::LoweredStep lowered;
+    // Interior cut points of split sequences, (sequence, position) sorted.
+    std::vector<std::pair<int64_t, int64_t>> cuts;
     if (train::isPipelinedStep(step)) {
       model.zero = 3; // ZeRO-3 inside each stage
-      lowered = lower::lowerPipelinedStep(train::pipelinedStepPlanOf(step),
-                                          model, options);
+      lower::PipelinedStepPlan plan = train::pipelinedStepPlanOf(step);
+      for (const lower::PlannedPipeline &p : plan.pipelines)
+        for (const lower::PlannedChunk &c : p.chunks)
+          for (const lower::ChunkSlice &slice : c.slices)
+            if (slice.begin > 0)
+              cuts.push_back({slice.sequence, slice.begin});
+      llvm::sort(cuts);
+      lowered = lower::lowerPipelinedStep(plan, model, options);
     } else {
       lowered = lower::lowerStep(train::stepPlanOf(step), model, options);
     }
@@ -405,6 +413,29 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
     OpBuilder builder(module.getContext());
     builder.setInsertionPointToEnd(module.getBody());
     Location loc = step.getLoc();
+    // What the programs run on, for code generation: the decoder (dense
+    // models only; the runtime has no experts) and the batch.
+    const cost::TransformerShape &shape = model.shape;
+    const int64_t seed = trainOp.getSeed();
+    if (!shape.isMoE() && shape.mtpLayers == 0)
+      builder.create<rt::ModelOp>(
+          loc, shape.layers, shape.hidden, shape.heads, shape.kvHeads,
+          cost::effectiveHeadDim(shape), shape.ffn,
+          shape.mlp == cost::MlpKind::GeLU ? "gelu" : "swiglu", shape.vocab,
+          shape.tiedEmbeddings, cost::bytesPerElement(shape.dtype), seed);
+    {
+      std::vector<int64_t> flat;
+      for (auto [seq, at] : cuts) {
+        flat.push_back(seq);
+        flat.push_back(at);
+      }
+      auto batch = builder.create<rt::BatchOp>(
+          loc, builder.getI64IntegerAttr(seed), step.getLengthsAttr(),
+          flat.empty() ? DenseI64ArrayAttr()
+                       : builder.getDenseI64ArrayAttr(flat));
+      (void)batch;
+    }
+    auto i64 = [&](int64_t v) { return builder.getI64IntegerAttr(v); };
     for (auto [rank, program] : llvm::enumerate(lowered.programs)) {
       auto programOp = builder.create<rt::ProgramOp>(
           loc, "rank_" + std::to_string(rank), static_cast<int64_t>(rank));
@@ -421,7 +452,7 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
                                  : op.computeKind == sim::ComputeKind::Recompute
                                      ? rt::ComputeKind::recompute
                                      : rt::ComputeKind::fwd;
-          builder.create<rt::ComputeOp>(
+          auto compute = builder.create<rt::ComputeOp>(
               loc, rt::ComputeKindAttr::get(builder.getContext(), kind),
               builder.getI64IntegerAttr(op.layerBegin),
               builder.getI64IntegerAttr(op.layerEnd),
@@ -433,35 +464,74 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
                   ? builder.getI64IntegerAttr(op.memoryDeltaBytes)
                   : IntegerAttr(),
               op.slices.empty() ? DenseI64ArrayAttr()
-                                : builder.getDenseI64ArrayAttr(op.slices));
+                                : builder.getDenseI64ArrayAttr(op.slices),
+              StringAttr(), DenseI64ArrayAttr());
+          if (!op.ulyssesRanks.empty()) {
+            compute.setUlyssesAttr(builder.getStringAttr(op.ulysses));
+            compute.setUlyssesGroupAttr(
+                builder.getDenseI64ArrayAttr(op.ulyssesRanks));
+          }
           break;
         }
         case sim::OpKind::Send:
-          builder.create<rt::SendOp>(loc, op.peer, op.bytes, op.tag);
+        case sim::OpKind::Recv: {
+          Operation *created =
+              op.kind == sim::OpKind::Send
+                  ? builder
+                        .create<rt::SendOp>(loc, i64(op.peer), i64(op.bytes),
+                                            i64(op.tag), rt::ComputeKindAttr(),
+                                            DenseI64ArrayAttr(),
+                                            DenseI64ArrayAttr())
+                        .getOperation()
+                  : builder
+                        .create<rt::RecvOp>(loc, i64(op.peer), i64(op.bytes),
+                                            i64(op.tag), rt::ComputeKindAttr(),
+                                            DenseI64ArrayAttr(),
+                                            DenseI64ArrayAttr())
+                        .getOperation();
+          if (op.carries) {
+            created->setAttr(
+                "carries",
+                rt::ComputeKindAttr::get(builder.getContext(),
+                                         op.computeKind == sim::ComputeKind::Bwd
+                                             ? rt::ComputeKind::bwd
+                                             : rt::ComputeKind::fwd));
+            created->setAttr("seqs", builder.getDenseI64ArrayAttr(op.seqs));
+            created->setAttr("slices", builder.getDenseI64ArrayAttr(op.slices));
+          }
           break;
-        case sim::OpKind::Recv:
-          builder.create<rt::RecvOp>(loc, op.peer, op.bytes, op.tag);
-          break;
+        }
         case sim::OpKind::Collective: {
           auto group = builder.getDenseI64ArrayAttr(op.ranks);
           StringAttr comm = builder.getStringAttr(op.group);
           IntegerAttr bytes = builder.getI64IntegerAttr(op.bytes);
           UnitAttr async = op.async ? builder.getUnitAttr() : UnitAttr();
+          Operation *created = nullptr;
           switch (op.commKind) {
           case sim::CommKind::AllToAll:
-            builder.create<rt::AllToAllOp>(loc, comm, group, bytes, async);
+            created = builder.create<rt::AllToAllOp>(
+                loc, comm, group, bytes, async, IntegerAttr(), IntegerAttr());
             break;
           case sim::CommKind::AllReduce:
-            builder.create<rt::AllReduceOp>(loc, comm, group, bytes, async);
+            created = builder.create<rt::AllReduceOp>(
+                loc, comm, group, bytes, async, IntegerAttr(), IntegerAttr());
             break;
           case sim::CommKind::AllGather:
-            builder.create<rt::AllGatherOp>(loc, comm, group, bytes, async);
+            created = builder.create<rt::AllGatherOp>(
+                loc, comm, group, bytes, async, IntegerAttr(), IntegerAttr());
             break;
           case sim::CommKind::ReduceScatter:
-            builder.create<rt::ReduceScatterOp>(loc, comm, group, bytes, async);
+            created = builder.create<rt::ReduceScatterOp>(
+                loc, comm, group, bytes, async, IntegerAttr(), IntegerAttr());
             break;
           case sim::CommKind::PointToPoint:
             break;
+          }
+          if (created && op.carriesLayers) {
+            created->setAttr("layer_begin",
+                             builder.getI64IntegerAttr(op.layerBegin));
+            created->setAttr("layer_end",
+                             builder.getI64IntegerAttr(op.layerEnd));
           }
           break;
         }

@@ -9,8 +9,10 @@
 // also writes spec.mlir, plan.mlir and report.json into DIR.
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/Cpp/EmitCpp.h"
 #include "codegen/Report/FabricReport.h"
 #include "codegen/Report/SpecReport.h"
+#include "dialects/Plan/IR/PlanDialect.h"
 #include "dialects/Plx/IR/PlxDialect.h"
 #include "dialects/Registration.h"
 #include "frontend/AST.h"
@@ -20,6 +22,7 @@
 #include "passes/Instantiate/Passes.h"
 #include "passes/Placement/Passes.h"
 #include "passes/ServeJob/ServePipeline.h"
+#include "passes/Train/Passes.h"
 #include "passes/Train/TrainPipeline.h"
 
 #include "mlir/IR/AsmState.h"
@@ -42,7 +45,7 @@
 namespace cl = llvm::cl;
 
 namespace {
-enum class Emit { Report, Ast, Spec, Plan, Circuits, FabricDot };
+enum class Emit { Report, Ast, Spec, Plan, Rt, Cpp, Circuits, FabricDot };
 enum class ReportFormat { Text, Json };
 
 cl::OptionCategory plxcCategory("plxc options");
@@ -56,6 +59,11 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::Spec, "spec", "the checked spec as plx IR"),
                clEnumValN(Emit::Plan, "plan",
                           "each job's ranks, communicators and placement"),
+               clEnumValN(Emit::Rt, "rt",
+                          "the first train job's step lowered to one "
+                          "rt.program per rank"),
+               clEnumValN(Emit::Cpp, "cpp",
+                          "the C++ program that runs those rt programs"),
                clEnumValN(Emit::Circuits, "circuits",
                           "the RailX OCS circuit table as JSON"),
                clEnumValN(Emit::FabricDot, "fabric-dot",
@@ -70,8 +78,12 @@ cl::opt<ReportFormat> reportFormat(
 
 cl::opt<std::string> outputDir("o",
                                cl::desc("With the report or --emit=plan, also "
-                                        "write spec.mlir, plan.mlir and "
-                                        "report.json into this directory"),
+                                        "write spec.mlir, plan.mlir, "
+                                        "report.json and, for the first "
+                                        "train job, rt.mlir, program.cpp, "
+                                        "launch.sh, plan.json, "
+                                        "nccl-topo.xml and circuits.json "
+                                        "into this directory"),
                                cl::value_desc("dir"), cl::cat(plxcCategory));
 
 cl::opt<unsigned>
@@ -119,6 +131,78 @@ bool writeFile(const std::string &dir, const std::string &name,
     std::cerr << "plxc: error: cannot write '" << path.str().str() << "'\n";
     return false;
   }
+  return true;
+}
+/// The first train job's planned step lowered to rt programs, in a copy of
+/// the module (the module keeps its plans for the report). Null, with the
+/// reason in `why`, when there is no step or the lowering fails.
+mlir::OwningOpRef<mlir::ModuleOp> lowerFirstStep(mlir::ModuleOp module,
+                                                 std::string &why) {
+  auto steps = llvm::to_vector(module.getOps<plexus::plan::StepOp>());
+  if (steps.empty()) {
+    why = "the spec has no planned train step";
+    return nullptr;
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> lowered(module.clone());
+  mlir::PassManager pm(module.getContext());
+  plexus::train::LowerToRtPassOptions options;
+  options.stepName = steps.front().getSymName().str();
+  pm.addPass(plexus::train::createLowerToRtPass(options));
+  if (mlir::failed(pm.run(*lowered))) {
+    why = "the plan could not be lowered to rt programs";
+    return nullptr;
+  }
+  return lowered;
+}
+
+/// Writes the generated program and the files beside it. Returns false
+/// only when a file cannot be written; a plan the runtime cannot run
+/// (a mixture-of-experts model, tensor parallelism...) gets a note instead.
+bool writeProgramFiles(mlir::ModuleOp module, const std::string &dir) {
+  std::string why;
+  mlir::OwningOpRef<mlir::ModuleOp> lowered = lowerFirstStep(module, why);
+  std::string cpp, launch, json, topo;
+  bool ok = false;
+  if (lowered) {
+    // The generator's own diagnostics become the note's reason.
+    mlir::ScopedDiagnosticHandler capture(module.getContext(),
+                                          [&](mlir::Diagnostic &d) {
+                                            if (why.empty())
+                                              why = d.str();
+                                            return mlir::success();
+                                          });
+    llvm::raw_string_ostream cppOs(cpp), launchOs(launch), jsonOs(json),
+        topoOs(topo);
+    plexus::codegen::CppOptions cppOptions;
+    cppOptions.source = llvm::sys::path::filename(inputFile).str();
+    plexus::codegen::LaunchOptions launchOptions;
+    launchOptions.sourceDir = PLEXUS_SOURCE_DIR;
+    launchOptions.buildDir = PLEXUS_BINARY_DIR;
+    ok = mlir::succeeded(plexus::codegen::verifyForCodegen(*lowered)) &&
+         mlir::succeeded(
+             plexus::codegen::emitCpp(*lowered, cppOs, cppOptions)) &&
+         mlir::succeeded(plexus::codegen::emitLaunchScript(*lowered, launchOs,
+                                                           launchOptions)) &&
+         mlir::succeeded(plexus::codegen::emitProgramsJson(*lowered, jsonOs)) &&
+         mlir::succeeded(plexus::codegen::emitNcclTopology(*lowered, topoOs));
+  }
+  if (!ok) {
+    std::cerr << "plxc: note: no program written: " << why << "\n";
+    return true;
+  }
+  auto circuits = plexus::report::circuitsJson(module);
+  if (!writeFile(dir, "rt.mlir", printModule(*lowered, false)) ||
+      !writeFile(dir, "program.cpp", cpp) ||
+      !writeFile(dir, "launch.sh", launch) ||
+      !writeFile(dir, "plan.json", json) ||
+      !writeFile(dir, "nccl-topo.xml", topo) ||
+      !writeFile(dir, "circuits.json", circuits.dump(1) + "\n"))
+    return false;
+  llvm::SmallString<256> script(dir);
+  llvm::sys::path::append(script, "launch.sh");
+  llvm::sys::fs::setPermissions(script, llvm::sys::fs::all_read |
+                                            llvm::sys::fs::all_exe |
+                                            llvm::sys::fs::owner_write);
   return true;
 }
 } // namespace
@@ -212,7 +296,8 @@ int main(int argc, char **argv) {
            << "\n";
       if (!writeFile(outputDir, "spec.mlir", specText) ||
           !writeFile(outputDir, "plan.mlir", printModule(*module, true)) ||
-          !writeFile(outputDir, "report.json", json.str()))
+          !writeFile(outputDir, "report.json", json.str()) ||
+          !writeProgramFiles(*module, outputDir))
         return false;
     }
     return true;
@@ -225,6 +310,30 @@ int main(int argc, char **argv) {
     if (!runPipeline(predictions))
       return 1;
     std::cout << printModule(*module, printLocations);
+    return 0;
+  }
+  if (emit == Emit::Rt || emit == Emit::Cpp) {
+    nlohmann::ordered_json predictions = nlohmann::ordered_json::object();
+    if (!runPipeline(predictions))
+      return 1;
+    std::string why;
+    mlir::OwningOpRef<mlir::ModuleOp> lowered = lowerFirstStep(*module, why);
+    if (!lowered) {
+      std::cerr << "plxc: error: " << why << "\n";
+      return 1;
+    }
+    if (emit == Emit::Rt) {
+      std::cout << printModule(*lowered, printLocations);
+      return 0;
+    }
+    plexus::codegen::CppOptions cppOptions;
+    cppOptions.source = llvm::sys::path::filename(inputFile).str();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (mlir::failed(plexus::codegen::verifyForCodegen(*lowered)) ||
+        mlir::failed(plexus::codegen::emitCpp(*lowered, os, cppOptions)))
+      return 1;
+    std::cout << text;
     return 0;
   }
   if (emit == Emit::Circuits) {

@@ -247,6 +247,16 @@ LogicalResult ComputeOp::verify() {
       if (slice < 0)
         return emitOpError("slice index must be non-negative, got ") << slice;
   }
+  if (std::optional<ArrayRef<int64_t>> group = getUlyssesGroup()) {
+    if (!getUlysses())
+      return emitOpError("has a Ulysses group but no communicator name");
+    if (group->size() < 2)
+      return emitOpError("Ulysses group ")
+             << rankList(*group) << " needs at least two ranks";
+    if (failed(verifyCollective(*this, *getUlysses(), *group, 0,
+                                /*evenBlocks=*/false)))
+      return failure();
+  }
   return success();
 }
 
@@ -254,38 +264,197 @@ LogicalResult ComputeOp::verify() {
 // Collectives
 //===----------------------------------------------------------------------===//
 
+/// A collective's optional `layers [a, b)`: both bounds or neither, a
+/// non-empty range from a non-negative first layer, and only on the ops
+/// that move parameters or gradients.
+static LogicalResult verifyCarriedLayers(Operation *op,
+                                         std::optional<int64_t> begin,
+                                         std::optional<int64_t> end,
+                                         bool allowed) {
+  if (!begin && !end)
+    return success();
+  if (!allowed)
+    return op->emitOpError("carries no parameters or gradients; it takes no "
+                           "layer range");
+  if (!begin || !end)
+    return op->emitOpError("layer range needs both bounds");
+  if (*begin < 0)
+    return op->emitOpError("first layer must be non-negative, got ") << *begin;
+  if (*end <= *begin)
+    return op->emitOpError("layer range [")
+           << *begin << ", " << *end << ") is empty";
+  return success();
+}
+
 LogicalResult AllToAllOp::verify() {
-  return verifyCollective(*this, getComm(), getGroup(), getBytes(),
-                          /*evenBlocks=*/true);
+  if (failed(verifyCollective(*this, getComm(), getGroup(), getBytes(),
+                              /*evenBlocks=*/true)))
+    return failure();
+  return verifyCarriedLayers(*this, getLayerBegin(), getLayerEnd(),
+                             /*allowed=*/false);
 }
 
 LogicalResult AllReduceOp::verify() {
-  return verifyCollective(*this, getComm(), getGroup(), getBytes(),
-                          /*evenBlocks=*/false);
+  if (failed(verifyCollective(*this, getComm(), getGroup(), getBytes(),
+                              /*evenBlocks=*/false)))
+    return failure();
+  return verifyCarriedLayers(*this, getLayerBegin(), getLayerEnd(),
+                             /*allowed=*/true);
 }
 
 LogicalResult AllGatherOp::verify() {
-  return verifyCollective(*this, getComm(), getGroup(), getBytes(),
-                          /*evenBlocks=*/false);
+  if (failed(verifyCollective(*this, getComm(), getGroup(), getBytes(),
+                              /*evenBlocks=*/false)))
+    return failure();
+  return verifyCarriedLayers(*this, getLayerBegin(), getLayerEnd(),
+                             /*allowed=*/true);
 }
 
 LogicalResult ReduceScatterOp::verify() {
-  return verifyCollective(*this, getComm(), getGroup(), getBytes(),
-                          /*evenBlocks=*/true);
+  if (failed(verifyCollective(*this, getComm(), getGroup(), getBytes(),
+                              /*evenBlocks=*/true)))
+    return failure();
+  return verifyCarriedLayers(*this, getLayerBegin(), getLayerEnd(),
+                             /*allowed=*/true);
 }
 
 //===----------------------------------------------------------------------===//
 // Point to point
 //===----------------------------------------------------------------------===//
 
+/// `carries kind seqs [..] slices [..]`: a forward or backward pass, at
+/// least one sequence, no repeats, one non-negative slice index each.
+static LogicalResult verifyCarried(Operation *op,
+                                   std::optional<ComputeKind> kind,
+                                   std::optional<ArrayRef<int64_t>> seqs,
+                                   std::optional<ArrayRef<int64_t>> slices) {
+  if (!kind && !seqs && !slices)
+    return success();
+  if (!kind || !seqs || !slices)
+    return op->emitOpError("carries needs a pass, sequences and slices");
+  if (*kind == ComputeKind::recompute)
+    return op->emitOpError("carries the hidden states of a forward (fwd) or "
+                           "the gradient of a backward (bwd), not recompute");
+  if (seqs->empty())
+    return op->emitOpError("carries no sequence; list at least one");
+  if (slices->size() != seqs->size())
+    return op->emitOpError("carries ")
+           << slices->size() << " slice indices for " << seqs->size()
+           << " sequences; give one per sequence";
+  SmallVector<int64_t> sorted(*seqs);
+  llvm::sort(sorted);
+  if (sorted.front() < 0)
+    return op->emitOpError("sequence id must be non-negative, got ")
+           << sorted.front();
+  auto repeat = std::adjacent_find(sorted.begin(), sorted.end());
+  if (repeat != sorted.end())
+    return op->emitOpError("sequence ") << *repeat << " is listed twice";
+  for (int64_t slice : *slices)
+    if (slice < 0)
+      return op->emitOpError("slice index must be non-negative, got ") << slice;
+  return success();
+}
+
+static std::optional<ComputeKind> kindOf(std::optional<ComputeKindAttr> a) {
+  if (a && *a)
+    return a->getValue();
+  return std::nullopt;
+}
+
 LogicalResult SendOp::verify() {
-  return verifyPointToPoint(*this, "a rank cannot send to itself", getPeer(),
-                            getBytes(), getTag());
+  if (failed(verifyPointToPoint(*this, "a rank cannot send to itself",
+                                getPeer(), getBytes(), getTag())))
+    return failure();
+  return verifyCarried(*this, kindOf(getCarriesAttr()), getSeqs(), getSlices());
 }
 
 LogicalResult RecvOp::verify() {
-  return verifyPointToPoint(*this, "a rank cannot receive from itself",
-                            getPeer(), getBytes(), getTag());
+  if (failed(verifyPointToPoint(*this, "a rank cannot receive from itself",
+                                getPeer(), getBytes(), getTag())))
+    return failure();
+  return verifyCarried(*this, kindOf(getCarriesAttr()), getSeqs(), getSlices());
+}
+
+//===----------------------------------------------------------------------===//
+// ModelOp and BatchOp
+//===----------------------------------------------------------------------===//
+
+/// At most one op of this kind per module.
+template <typename OpT> static LogicalResult verifyUnique(OpT op) {
+  auto module = dyn_cast_or_null<ModuleOp>(op->getParentOp());
+  if (!module)
+    return success();
+  for (OpT other : module.template getOps<OpT>())
+    if (other != op && other->isBeforeInBlock(op)) {
+      InFlightDiagnostic d = op.emitOpError("is the second of its kind in the "
+                                            "module; give at most one");
+      d.attachNote(other.getLoc()) << "the first is here";
+      return failure();
+    }
+  return success();
+}
+
+LogicalResult ModelOp::verify() {
+  const std::pair<const char *, int64_t> sizes[] = {
+      {"layers", getLayers()},    {"hidden", getHidden()},
+      {"heads", getHeads()},      {"kv_heads", getKvHeads()},
+      {"head_dim", getHeadDim()}, {"ffn", getFfn()},
+      {"vocab", getVocab()},      {"element_bytes", getElementBytes()}};
+  for (auto [name, value] : sizes)
+    if (value < 1)
+      return emitOpError(name) << " must be positive, got " << value;
+  if (getHeads() % getKvHeads() != 0)
+    return emitOpError("kv_heads (")
+           << getKvHeads() << ") must divide heads (" << getHeads() << ")";
+  if (getMlp() != "swiglu" && getMlp() != "gelu")
+    return emitOpError("mlp must be swiglu or gelu, got '") << getMlp() << "'";
+  if (getSeed() < 0)
+    return emitOpError("seed must be non-negative, got ") << getSeed();
+  return verifyUnique(*this);
+}
+
+LogicalResult BatchOp::verify() {
+  if (getSeed() < 0)
+    return emitOpError("seed must be non-negative, got ") << getSeed();
+  ArrayRef<int64_t> lengths = getLengths();
+  if (lengths.empty())
+    return emitOpError("has no sequence; list at least one length");
+  for (auto [seq, length] : llvm::enumerate(lengths))
+    if (length < 1)
+      return emitOpError("sequence ")
+             << seq << " has length " << length << "; lengths are positive";
+  if (std::optional<ArrayRef<int64_t>> cuts = getCuts()) {
+    if (cuts->size() % 2 != 0)
+      return emitOpError("cuts come in pairs (sequence, position); got ")
+             << cuts->size() << " numbers";
+    for (size_t i = 0; i < cuts->size(); i += 2) {
+      int64_t seq = (*cuts)[i], at = (*cuts)[i + 1];
+      if (seq < 0 || seq >= static_cast<int64_t>(lengths.size()))
+        return emitOpError("cut of sequence ")
+               << seq << ", which the batch does not have";
+      if (at <= 0 || at >= lengths[seq])
+        return emitOpError("cut at ")
+               << at << " of sequence " << seq << " must lie in (0, "
+               << lengths[seq] << ")";
+      if (i > 0) {
+        int64_t prevSeq = (*cuts)[i - 2], prevAt = (*cuts)[i - 1];
+        if (seq < prevSeq || (seq == prevSeq && at <= prevAt))
+          return emitOpError("cuts must be sorted by sequence, then by "
+                             "increasing position; (")
+                 << seq << ", " << at << ") follows (" << prevSeq << ", "
+                 << prevAt << ")";
+      }
+    }
+  }
+  return verifyUnique(*this);
+}
+
+int64_t BatchOp::sliceCount(int64_t seq) {
+  int64_t count = 1;
+  if (std::optional<ArrayRef<int64_t>> cuts = getCuts())
+    for (size_t i = 0; i < cuts->size(); i += 2)
+      count += (*cuts)[i] == seq;
+  return count;
 }
 
 //===----------------------------------------------------------------------===//

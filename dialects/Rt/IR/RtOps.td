@@ -52,6 +52,66 @@ def Rt_ProgramOp : Rt_Op<"program", [
 }
 
 //===----------------------------------------------------------------------===//
+// rt.model and rt.batch: what the programs run on
+//===----------------------------------------------------------------------===//
+
+def Rt_ModelOp : Rt_Op<"model", [HasParent<"::mlir::ModuleOp">]> {
+  let summary = "The model the programs train";
+  let description = [{
+    The decoder the programs of the module run, enough for a runtime to
+    build it: `layers`, `hidden`, `heads`, `kv_heads` (grouped K/V heads;
+    they divide `heads`), `head_dim`, the MLP's inner width `ffn` and its
+    kind `mlp` (`swiglu` or `gelu`), `vocab`, `tied` when the output head
+    is the token embedding, `element_bytes` (the bytes per element the
+    plan's byte counts assume) and `seed` (weights are drawn from it). At
+    most one per module; every size is positive.
+
+    ```mlir
+    rt.model layers 4 hidden 256 heads 4 kv_heads 4 head_dim 64 ffn 1024 mlp swiglu vocab 1024 element_bytes 4 seed 1
+    ```
+  }];
+  let arguments = (ins Rt_Int64Attr:$layers, Rt_Int64Attr:$hidden,
+                       Rt_Int64Attr:$heads, Rt_Int64Attr:$kv_heads,
+                       Rt_Int64Attr:$head_dim, Rt_Int64Attr:$ffn,
+                       StrAttr:$mlp, Rt_Int64Attr:$vocab, UnitAttr:$tied,
+                       Rt_Int64Attr:$element_bytes, Rt_Int64Attr:$seed);
+  let assemblyFormat = [{
+    `layers` $layers `hidden` $hidden `heads` $heads `kv_heads` $kv_heads
+    `head_dim` $head_dim `ffn` $ffn `mlp` $mlp `vocab` $vocab
+    (`tied` $tied^)? `element_bytes` $element_bytes `seed` $seed attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Rt_BatchOp : Rt_Op<"batch", [HasParent<"::mlir::ModuleOp">]> {
+  let summary = "The sequences of the step and where they are cut";
+  let description = [{
+    The batch the programs run: `lengths[s]` is the number of tokens of
+    sequence `s` (positive); `seed` draws their token ids. `cuts` (optional)
+    lists the interior cut points of split sequences as pairs `s, c`
+    (sorted by sequence, then position, each c in (0, lengths[s])): a
+    sequence with cuts c_1 < ... < c_{K-1} has K slices, slice k spanning
+    [c_k, c_{k+1}) with c_0 = 0 and c_K its length; its context (the
+    tokens it attends to before its own) is c_k. The `slices` indices of
+    `rt.compute`, `rt.send` and `rt.recv` count these slices. At most one
+    per module.
+
+    ```mlir
+    rt.batch seed 1 lengths [800, 72, 248] cuts [0, 304, 0, 566]
+    ```
+  }];
+  let arguments = (ins Rt_Int64Attr:$seed, DenseI64ArrayAttr:$lengths,
+                       OptionalAttr<DenseI64ArrayAttr>:$cuts);
+  let assemblyFormat =
+      "`seed` $seed `lengths` $lengths (`cuts` $cuts^)? attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The number of slices of sequence `seq` (1 when it is not cut).
+    int64_t sliceCount(int64_t seq);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // rt.compute
 //===----------------------------------------------------------------------===//
 
@@ -75,10 +135,18 @@ def Rt_ComputeOp : Rt_Op<"compute", [HasParent<"ProgramOp">]> {
       consecutive slices (chunks). `plx-verify-rt` checks that a rank runs
       a sequence's slices forward in increasing order and backward (and
       recompute) in decreasing order.
+    - `ulysses "name" [ranks]`: the op's attention runs under Ulysses
+      sequence parallelism over this communicator (ranks in ring order,
+      including the program's rank, at least two): the rank holds its
+      part of every slice's tokens, and the op's two all-to-alls per layer
+      (tokens to heads before the attention core, heads to tokens after)
+      run inside it. The `rt.all_to_all` ops of the same group next to the
+      op account for their time and bytes.
 
     ```mlir
     rt.compute fwd layers [0, 16) stage 0 seqs [0, 1] time 0.004
     rt.compute bwd layers [0, 16) stage 0 seqs [2] time 0.008 flops 2.4e12 mem -1048576 slices [1]
+    rt.compute fwd layers [0, 1) stage 0 seqs [6] time 0.0003 slices [0] ulysses "sp:0-1" [0, 1]
     ```
   }];
   let arguments = (ins Rt_ComputeKindAttr:$kind, Rt_Int64Attr:$layer_begin,
@@ -86,11 +154,14 @@ def Rt_ComputeOp : Rt_Op<"compute", [HasParent<"ProgramOp">]> {
                        DenseI64ArrayAttr:$seqs, Rt_F64Attr:$time,
                        OptionalAttr<Rt_F64Attr>:$flops,
                        OptionalAttr<Rt_Int64Attr>:$mem,
-                       OptionalAttr<DenseI64ArrayAttr>:$slices);
+                       OptionalAttr<DenseI64ArrayAttr>:$slices,
+                       OptionalAttr<StrAttr>:$ulysses,
+                       OptionalAttr<DenseI64ArrayAttr>:$ulysses_group);
   let assemblyFormat = [{
     custom<ComputeKind>($kind)
     `layers` ` ` `[` $layer_begin `,` $layer_end `)` `stage` $stage
     `seqs` $seqs `time` custom<TimeAndExtras>($time, $flops, $mem, $slices)
+    (`ulysses` $ulysses^ $ulysses_group)?
     attr-dict
   }];
   let hasVerifier = 1;
@@ -116,15 +187,31 @@ class Rt_CollectiveOp<string mnemonic, string opSummary, string bytesMeaning>
     of the program) waits for them. The members of a group may differ in
     whether they issue it asynchronously.
 
+    `layers [a, b)` (optional) says that the buffer holds the parameters
+    (`all_gather`) or the gradients (`reduce_scatter`, `all_reduce`) of
+    layers [a, b) of the rank's stage, packed in a fixed order, with the
+    token embedding when a = 0 and the final norm and output head when b
+    is the model's last layer and the stage holds them. A communicator
+    named `zero:...` shards the parameters at rest (ZeRO-3): the gather
+    rebuilds them before a compute op, the reduce-scatter leaves each rank
+    its shard of the summed gradient. One named `dp:...` synchronises a
+    data-parallel step: an all-reduce (ZeRO-0), or a reduce-scatter and,
+    after the optimizer has updated each rank's shard, an all-gather of the
+    updated parameters (ZeRO-1 and 2).
+
     ```mlir
     rt.}], mnemonic, [{ group "sp:4-7" [4, 5, 6, 7] bytes 1048576
-    rt.}], mnemonic, [{ group "zero:0-7" [0, 1, 2, 3, 4, 5, 6, 7] bytes 4096 async
+    rt.}], mnemonic, [{ group "zero:0-7" [0, 1, 2, 3, 4, 5, 6, 7] bytes 4096 async layers [0, 2)
     ```
   }]);
   let arguments = (ins StrAttr:$comm, DenseI64ArrayAttr:$group,
-                       Rt_Int64Attr:$bytes, UnitAttr:$async);
-  let assemblyFormat =
-      "`group` $comm $group `bytes` $bytes (`async` $async^)? attr-dict";
+                       Rt_Int64Attr:$bytes, UnitAttr:$async,
+                       OptionalAttr<Rt_Int64Attr>:$layer_begin,
+                       OptionalAttr<Rt_Int64Attr>:$layer_end);
+  let assemblyFormat = [{
+    `group` $comm $group `bytes` $bytes (`async` $async^)?
+    (`layers` ` ` `[` $layer_begin^ `,` $layer_end `)`)? attr-dict
+  }];
   let hasVerifier = 1;
 }
 
@@ -167,13 +254,27 @@ def Rt_SendOp : Rt_Op<"send", [HasParent<"ProgramOp">]> {
     this way. Whether the matching `rt.recv` exists is checked by the
     `plx-verify-rt` pass, not here.
 
+    `carries fwd|bwd seqs [..] slices [..]` (optional) says what the
+    message holds: the hidden states the sender's last forward produced
+    for these sequences and slices (`fwd`), or the gradient its last
+    backward produced for them (`bwd`); one slice index per sequence (0
+    when a sequence is not cut). The receiver's `rt.recv` says the same.
+
     ```mlir
     rt.send to 1 bytes 4096 tag 3
+    rt.send to 2 bytes 155648 tag 0 carries fwd seqs [6] slices [0]
     ```
   }];
   let arguments = (ins Rt_Int64Attr:$peer, Rt_Int64Attr:$bytes,
-                       Rt_Int64Attr:$tag);
-  let assemblyFormat = "`to` $peer `bytes` $bytes `tag` $tag attr-dict";
+                       Rt_Int64Attr:$tag,
+                       OptionalAttr<Rt_ComputeKindAttr>:$carries,
+                       OptionalAttr<DenseI64ArrayAttr>:$seqs,
+                       OptionalAttr<DenseI64ArrayAttr>:$slices);
+  let assemblyFormat = [{
+    `to` $peer `bytes` $bytes `tag` $tag
+    (`carries` custom<ComputeKind>($carries) `seqs` $seqs^
+     `slices` $slices)? attr-dict
+  }];
   let hasVerifier = 1;
 }
 
@@ -183,15 +284,23 @@ def Rt_RecvOp : Rt_Op<"recv", [HasParent<"ProgramOp">]> {
     Receives `bytes` (non-negative) from rank `peer`, written `from N`
     (non-negative, not the program's own rank), matching the sender's
     `rt.send` with the same `tag` (non-negative). It blocks until the
-    message has arrived.
+    message has arrived. `carries` is as for `rt.send`.
 
     ```mlir
     rt.recv from 0 bytes 4096 tag 3
+    rt.recv from 0 bytes 155648 tag 0 carries fwd seqs [6] slices [0]
     ```
   }];
   let arguments = (ins Rt_Int64Attr:$peer, Rt_Int64Attr:$bytes,
-                       Rt_Int64Attr:$tag);
-  let assemblyFormat = "`from` $peer `bytes` $bytes `tag` $tag attr-dict";
+                       Rt_Int64Attr:$tag,
+                       OptionalAttr<Rt_ComputeKindAttr>:$carries,
+                       OptionalAttr<DenseI64ArrayAttr>:$seqs,
+                       OptionalAttr<DenseI64ArrayAttr>:$slices);
+  let assemblyFormat = [{
+    `from` $peer `bytes` $bytes `tag` $tag
+    (`carries` custom<ComputeKind>($carries) `seqs` $seqs^
+     `slices` $slices)? attr-dict
+  }];
   let hasVerifier = 1;
 }
 

@@ -9,16 +9,19 @@
 //
 // The toy model (as StepLoweringTest): h = 16, 4 heads of 4, 2 KV heads,
 // GeLU ffn 64, vocab 32, bf16. A layer has 768 attention + 2048 MLP + 32
-// norm = 2848 parameters. Per token and layer: 2 * (768 + 2048) = 5632
-// linear forward FLOPs; a slice of s tokens after C context tokens adds
-// 2 * 2 * 4 * 4 * ((C + s)^2 - C^2) / 2 = 32 ((C + s)^2 - C^2) of
-// attention core. A backward costs twice the forward plus the core once
-// more (flash attention recomputes its scores): 2 * forward + 32 ((C +
-// s)^2 - C^2). Activations kept by a layer that is not checkpointed, the
-// selective accounting (the scores are never stored): 2 * 32 (norm inputs)
-// + 144 (attention: 32 input, 48 Q and K, 16 V, 32 O input, 16 mask) +
-// 304 (MLP: 32 input, 2 * 128 inner, 16 mask) = 512 bytes per token,
-// whatever the context; the input 32 and K and V 32 bytes per token.
+// norm = 2848 parameters; the embedding and the untied head 32 x 16 = 512
+// each, the final norm 16 (carried with layer 0 and the last layer by the
+// collectives that move parameters or gradients). Per token and layer:
+// 2 * (768 + 2048) = 5632 linear forward FLOPs; a slice of s tokens after
+// C context tokens adds 2 * 2 * 4 * 4 * ((C + s)^2 - C^2) / 2 =
+// 32 ((C + s)^2 - C^2) of attention core. A backward costs twice the
+// forward plus the core once more (flash attention recomputes its scores):
+// 2 * forward + 32 ((C + s)^2 - C^2). Activations kept by a layer that is
+// not checkpointed, the selective accounting (the scores are never
+// stored): 2 * 32 (norm inputs) + 144 (attention: 32 input, 48 Q and K,
+// 16 V, 32 O input, 16 mask) + 304 (MLP: 32 input, 2 * 128 inner, 16 mask)
+// = 512 bytes per token, whatever the context; the input 32 and K and V 32
+// bytes per token.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Lower/PipelineLowering.h"
@@ -233,7 +236,11 @@ TEST(PipelineLowering, OneChunkOpsAndFlopsByHand) {
     }
     // ZeRO-3: a gather ahead of each layer of each pass, a reduce-scatter
     // after each backward layer, a wait before each layer; an all-to-all
-    // per layer and pass of 48 tokens * 48 elements * 2 bytes.
+    // per layer and pass of 48 tokens * 48 elements * 2 bytes. Each rank's
+    // shard of a layer is 2848 parameters * 2 bytes / 2 = 2848 bytes; layer
+    // 0 adds its half of the embedding, 512 * 2 / 2 = 512, and layer 3
+    // (the model's last) its half of the final norm and the head,
+    // (16 + 512) * 2 / 2 = 528.
     EXPECT_EQ(countCollectives(p, sim::CommKind::AllGather, true), 4u);
     EXPECT_EQ(countCollectives(p, sim::CommKind::ReduceScatter, true), 2u);
     EXPECT_EQ(countOps(p, sim::OpKind::Wait), 4u);
@@ -246,11 +253,18 @@ TEST(PipelineLowering, OneChunkOpsAndFlopsByHand) {
         EXPECT_EQ(op.ranks, (std::vector<int64_t>{2 * stage, 2 * stage + 1}));
         if (op.commKind == sim::CommKind::AllToAll) {
           EXPECT_EQ(op.bytes, 4608);
-        } else if (op.commKind == sim::CommKind::AllGather) {
-          EXPECT_EQ(op.bytes, 2848); // 2848 parameters * 2 bytes / 2
         } else {
-          EXPECT_EQ(op.commKind, sim::CommKind::ReduceScatter);
-          EXPECT_EQ(op.bytes, 2 * 2848);
+          EXPECT_TRUE(op.carriesLayers);
+          EXPECT_EQ(op.layerEnd, op.layerBegin + 1);
+          EXPECT_EQ(op.layerBegin / 2, stage);
+          const int64_t shard = 2848 + (op.layerBegin == 0 ? 512 : 0) +
+                                (op.layerBegin == 3 ? 528 : 0);
+          if (op.commKind == sim::CommKind::AllGather) {
+            EXPECT_EQ(op.bytes, shard) << op.layerBegin;
+          } else {
+            EXPECT_EQ(op.commKind, sim::CommKind::ReduceScatter);
+            EXPECT_EQ(op.bytes, 2 * shard) << op.layerBegin;
+          }
         }
       }
       if (op.kind == sim::OpKind::Send || op.kind == sim::OpKind::Recv) {
@@ -258,10 +272,13 @@ TEST(PipelineLowering, OneChunkOpsAndFlopsByHand) {
         EXPECT_EQ(op.peer, stage == 0 ? r + 2 : r - 2);
       }
     }
-    // Model states of 2 layers plus the embedding (stage 0) or the head
-    // (stage 1), 6208 parameters at 16 bytes over 2 ranks, plus two
-    // gathered layers of 2848 bf16 parameters.
-    EXPECT_EQ(p.initialMemoryBytes, 16 * 6208 / 2 + 2 * 2848 * 2);
+    // Model states of 2 layers plus the embedding (stage 0: 6208
+    // parameters) or the final norm and the head (stage 1: 6224), at 16
+    // bytes over 2 ranks, plus two gathered layers of 2848 bf16 parameters
+    // (the prefetch buffers hold layers only).
+    const int64_t params = 2 * 2848 + (stage == 0 ? 512 : 16 + 512);
+    EXPECT_EQ(params, stage == 0 ? 6208 : 6224);
+    EXPECT_EQ(p.initialMemoryBytes, 16 * params / 2 + 2 * 2848 * 2);
     EXPECT_EQ(p.initialMemoryBytes,
               residentBytes(toyModel(), GroupLayout{2, 1, 1, 2}, stage, 2));
   }
@@ -657,13 +674,22 @@ TEST(PipelineLowering, ZeroBelowThreeSynchronisesGradientsAtTheEnd) {
       {pipelineOf({{chunkOf({whole(0, 64)})}, {chunkOf({whole(1, 32)})}})});
   LoweredStep step = lowerPipelinedStep(plan, toyModel(/*zero=*/0));
   ASSERT_TRUE(step.ok()) << step.error;
-  for (const sim::Program &p : step.programs) {
+  ASSERT_EQ(step.programs.size(), 4u);
+  for (int64_t r = 0; r < 4; ++r) {
+    const sim::Program &p = step.programs[static_cast<size_t>(r)];
+    const int64_t stage = r / 2;
     EXPECT_EQ(countOps(p, sim::OpKind::Wait), 0u);
     EXPECT_EQ(countCollectives(p, sim::CommKind::AllGather, true), 0u);
     const sim::Op &last = p.ops.back();
     EXPECT_EQ(last.kind, sim::OpKind::Collective);
     EXPECT_EQ(last.commKind, sim::CommKind::AllReduce);
-    EXPECT_EQ(last.bytes, 2 * 2848 * 2); // two layers' bf16 gradients
+    // The stage's two layers' bf16 gradients, with the embedding's (stage
+    // 0: 512 parameters) or the final norm's and the head's (stage 1:
+    // 16 + 512).
+    EXPECT_EQ(last.bytes, (2 * 2848 + (stage == 0 ? 512 : 16 + 512)) * 2);
+    EXPECT_TRUE(last.carriesLayers);
+    EXPECT_EQ(last.layerBegin, 2 * stage);
+    EXPECT_EQ(last.layerEnd, 2 * stage + 2);
   }
   EXPECT_EQ(step.programs[2].ops.back().group, "dp:2-3");
   ASSERT_TRUE(simulate(step, 1e-6).ok());

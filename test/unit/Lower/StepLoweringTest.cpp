@@ -169,7 +169,9 @@ TEST(StepLowering, OneFOneBIsDeadlockFree) {
 }
 
 // Four data-parallel ranks, one sequence each, ZeRO-0: compute, then one
-// ring all-reduce of the bf16 gradients, 2 (p-1)/p S/B + 2 (p-1) a.
+// ring all-reduce of the bf16 gradients, 2 (p-1)/p S/B + 2 (p-1) a. The one
+// stage holds every layer, so the gradients of the embedding, the final norm
+// and the (untied) head are synchronised with the layers'.
 TEST(StepLowering, DataParallelStepAddsOneRingAllReduce) {
   TrainModel model = smallModel(0, cost::Checkpointing::None, 2);
   StepPlan plan =
@@ -188,9 +190,12 @@ TEST(StepLowering, DataParallelStepAddsOneRingAllReduce) {
   sim::SimResult result = sim::simulate(lowered.programs, options);
   ASSERT_TRUE(result.ok()) << result.error;
 
-  // The layer parameters (592 + ... worked out by the shape code) in bf16.
+  // The two layers' parameters (2848 each) plus the embedding (vocab 32 x
+  // h 16), the final norm (16) and the head (32 x 16), in bf16.
   int64_t params = cost::layerParameters(model.shape, 0) +
-                   cost::layerParameters(model.shape, 1);
+                   cost::layerParameters(model.shape, 1) + 32 * 16 + 16 +
+                   32 * 16;
+  EXPECT_EQ(params, 2 * 2848 + 1040);
   double gradBytes = double(params * 2);
   double compute = 0;
   for (int64_t l = 0; l < 2; ++l)
@@ -228,7 +233,9 @@ TEST(StepLowering, FlopsAreConservedAcrossLayouts) {
 
 // Ulysses: each rank of a degree-2 group sends its tokens' Q, K, V and O
 // (2 * 4 * 4 + 2 * 2 * 4 = 48 values of 2 bytes) in one all-to-all per
-// layer and pass. ZeRO-3 gathers and scatters every layer on the stream.
+// layer and pass. ZeRO-3 gathers and scatters every layer on the stream;
+// the only layer is both the first and the last, so its gather and its
+// reduction also carry the embedding, the final norm and the head.
 TEST(StepLowering, UlyssesGroupsExchangeTheirTokensByAllToAll) {
   TrainModel model = smallModel(3, cost::Checkpointing::Selective, 1);
   StepPlan plan = uniformPlan(2, {2, 1, 1, 1}, {{{0}}}, {10});
@@ -252,8 +259,17 @@ TEST(StepLowering, UlyssesGroupsExchangeTheirTokensByAllToAll) {
   EXPECT_EQ(p.ops[2].bytes, 480);
   EXPECT_EQ(p.ops[2].group, "sp:0-1");
   EXPECT_EQ(p.ops[0].group, "zero:0-1");
+  // Each rank's half of the layer's bf16 parameters, plus its half of the
+  // embedding (32 x 16), final norm (16) and head (32 x 16) in bf16.
   int64_t layerBytes = cost::layerParameters(model.shape, 0) * 2;
-  EXPECT_EQ(p.ops[0].bytes, (layerBytes + 1) / 2);
+  int64_t extraBytes = (32 * 16 + 16 + 32 * 16) * 2; // 2080
+  int64_t shard = (layerBytes + 1) / 2 + (extraBytes + 1) / 2;
+  EXPECT_EQ(shard, 2848 + 1040);
+  EXPECT_EQ(p.ops[0].bytes, shard);
+  EXPECT_EQ(p.ops[4].bytes, shard);
+  // The reduce-scatter takes the whole (shard x 2 ranks) buffer.
+  EXPECT_EQ(p.ops.back().group, "zero:0-1");
+  EXPECT_EQ(p.ops.back().bytes, 2 * shard);
 }
 
 // Peak memory: resident states, then every layer's kept activations.
@@ -268,8 +284,9 @@ TEST(StepLowering, PeakMemoryIsResidentPlusKeptActivations) {
                                                 cost::Checkpointing::Selective)
                       .value;
   int64_t resident = residentBytes(model, {1, 1, 1, 1}, 0, 1);
-  // 16 bytes per parameter of the whole (one-stage) model.
-  int64_t params = 4 * cost::layerParameters(model.shape, 0) + 2 * 32 * 16;
+  // 16 bytes per parameter of the whole (one-stage) model: the layers, the
+  // embedding and the head (32 x 16 each) and the final norm (16).
+  int64_t params = 4 * cost::layerParameters(model.shape, 0) + 2 * 32 * 16 + 16;
   EXPECT_EQ(resident, 16 * params);
   EXPECT_EQ(lowered.programs[0].initialMemoryBytes, resident);
   sim::SimOptions options;
@@ -277,6 +294,148 @@ TEST(StepLowering, PeakMemoryIsResidentPlusKeptActivations) {
   sim::SimResult result = sim::simulate(lowered.programs, options);
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result.ranks[0].peakMemoryBytes, resident + kept);
+}
+
+// The ops name what they carry (rt's `layers`, `ulysses` and `carries`):
+// ZeRO-3's gathers and reductions their layers, compute ops of a Ulysses
+// group that group, pipeline messages their micro-batch's sequences. What
+// a collective carries for layers [a, b) is carriedParameters: on the small
+// shape a layer has 768 attention + 2048 MLP + 32 norm = 2848 parameters,
+// the embedding and the untied head vocab 32 x h 16 = 512 each, the final
+// norm 16.
+TEST(StepLowering, CollectivesNameTheLayersTheyCarry) {
+  cost::TransformerShape s = smallShape(3);
+  ASSERT_EQ(cost::layerParameters(s, 0), 2848);
+  // The first layer carries the embedding, the last the final norm and the
+  // head, a middle one only itself.
+  EXPECT_EQ(carriedParameters(s, 0, 1), 2848 + 512);
+  EXPECT_EQ(carriedParameters(s, 1, 2), 2848);
+  EXPECT_EQ(carriedParameters(s, 2, 3), 2848 + 16 + 512);
+  EXPECT_EQ(carriedParameters(s, 1, 3), 2 * 2848 + 16 + 512);
+  EXPECT_EQ(carriedParameters(s, 0, 3), 3 * 2848 + 512 + 16 + 512);
+  // The whole model: what totalParameters counts.
+  EXPECT_EQ(carriedParameters(s, 0, 3), cost::totalParameters(s));
+  // Tied embeddings: the head is the embedding, carried once (with layer
+  // 0); the last layer carries only the final norm.
+  s.tiedEmbeddings = true;
+  EXPECT_EQ(carriedParameters(s, 0, 1), 2848 + 512);
+  EXPECT_EQ(carriedParameters(s, 1, 2), 2848);
+  EXPECT_EQ(carriedParameters(s, 2, 3), 2848 + 16);
+  EXPECT_EQ(carriedParameters(s, 0, 3), 3 * 2848 + 512 + 16);
+  EXPECT_EQ(carriedParameters(s, 0, 3), cost::totalParameters(s));
+
+  // 3 layers, one layer per op, ZeRO-3 over the 2 ranks of a Ulysses
+  // group of degree 2.
+  TrainModel model = smallModel(3, cost::Checkpointing::None, 3);
+  LoweringOptions options;
+  options.layersPerOp = 1;
+  LoweredStep lowered =
+      lowerStep(uniformPlan(2, {2, 1, 1, 1}, {{{0}}}, {8}), model, options);
+  ASSERT_TRUE(lowered.ok()) << lowered.error;
+  // Per rank and layer: half of 2848 bf16 parameters = 2848 bytes. Layer 0
+  // adds half of the bf16 embedding, 512 x 2 / 2 = 512 bytes; layer 2 half
+  // of the final norm and head, (16 + 512) x 2 / 2 = 528 bytes.
+  auto shardOf = [](int64_t layer) -> int64_t {
+    return 2848 + (layer == 0 ? 512 : 0) + (layer == 2 ? 528 : 0);
+  };
+  for (int64_t r = 0; r < 2; ++r) {
+    std::vector<int64_t> gathered, reduced;
+    int64_t computes = 0;
+    for (const sim::Op &op : lowered.programs[static_cast<size_t>(r)].ops) {
+      if (op.kind == sim::OpKind::Compute) {
+        ++computes;
+        EXPECT_EQ(op.ulysses, "sp:0-1") << op.label;
+        EXPECT_EQ(op.ulyssesRanks, (std::vector<int64_t>{0, 1})) << op.label;
+        continue;
+      }
+      if (op.kind != sim::OpKind::Collective)
+        continue;
+      if (op.commKind == sim::CommKind::AllToAll) {
+        // Tokens, not parameters.
+        EXPECT_FALSE(op.carriesLayers);
+        continue;
+      }
+      EXPECT_TRUE(op.carriesLayers) << sim::toString(op.commKind);
+      EXPECT_EQ(op.layerEnd, op.layerBegin + 1);
+      EXPECT_EQ(op.group, "zero:0-1");
+      if (op.commKind == sim::CommKind::AllGather) {
+        gathered.push_back(op.layerBegin);
+        EXPECT_EQ(op.bytes, shardOf(op.layerBegin)) << op.layerBegin;
+      } else {
+        ASSERT_EQ(op.commKind, sim::CommKind::ReduceScatter);
+        reduced.push_back(op.layerBegin);
+        EXPECT_EQ(op.bytes, 2 * shardOf(op.layerBegin)) << op.layerBegin;
+      }
+    }
+    // Forward 0, 1, 2, backward 2, 1, 0; each backward layer reduced.
+    EXPECT_EQ(gathered, (std::vector<int64_t>{0, 1, 2, 2, 1, 0}));
+    EXPECT_EQ(reduced, (std::vector<int64_t>{2, 1, 0}));
+    EXPECT_EQ(computes, 6); // no checkpointing: 3 fwd, 3 bwd
+  }
+
+  // Without Ulysses, compute ops name no group.
+  LoweredStep plain =
+      lowerStep(uniformPlan(2, {1, 1, 1, 1}, {{{0}, {1}}}, {8, 8}), model);
+  ASSERT_TRUE(plain.ok()) << plain.error;
+  for (const sim::Op &op : plain.programs[0].ops)
+    if (op.kind == sim::OpKind::Compute) {
+      EXPECT_TRUE(op.ulysses.empty()) << op.label;
+      EXPECT_TRUE(op.ulyssesRanks.empty()) << op.label;
+    }
+
+  // Two pipelines of 2 stages (ranks 0-1 and 2-3), 2 layers, ZeRO-1, two
+  // micro-batches: micro-batch k of group g holds mbs[k][g].
+  TrainModel piped = smallModel(1, cost::Checkpointing::None, 2);
+  const std::vector<std::vector<std::vector<int64_t>>> mbs{{{0, 1}, {2}},
+                                                           {{3}, {4, 5}}};
+  lowered = lowerStep(uniformPlan(4, {1, 1, 1, 2}, mbs, {8, 8, 8, 8, 8, 8}),
+                      piped, options);
+  ASSERT_TRUE(lowered.ok()) << lowered.error;
+  for (int64_t r = 0; r < 4; ++r) {
+    const int64_t group = r / 2, stage = r % 2;
+    int64_t sends = 0, recvs = 0, syncs = 0;
+    for (const sim::Op &op : lowered.programs[static_cast<size_t>(r)].ops) {
+      if (op.kind == sim::OpKind::Send || op.kind == sim::OpKind::Recv) {
+        (op.kind == sim::OpKind::Send ? sends : recvs) += 1;
+        // Tag 2 k is micro-batch k's activations, 2 k + 1 its gradients.
+        const bool backward = op.tag % 2 == 1;
+        const std::vector<int64_t> &seqs =
+            mbs[static_cast<size_t>(op.tag / 2)][static_cast<size_t>(group)];
+        EXPECT_TRUE(op.carries);
+        EXPECT_EQ(op.computeKind,
+                  backward ? sim::ComputeKind::Bwd : sim::ComputeKind::Fwd);
+        EXPECT_EQ(op.seqs, seqs);
+        EXPECT_EQ(op.slices, std::vector<int64_t>(seqs.size(), 0));
+        // Activations go down the pipeline, gradients back up.
+        EXPECT_EQ(op.kind == sim::OpKind::Send,
+                  backward ? stage == 1 : stage == 0);
+        EXPECT_EQ(op.peer, stage == 0 ? r + 1 : r - 1);
+      }
+      if (op.kind == sim::OpKind::Collective) {
+        // ZeRO-1 over the same stage of both pipelines ({0, 2} or {1, 3}):
+        // a reduce-scatter and an all-gather of the stage's gradients.
+        // Stage 0: layer 0 and the embedding, 2848 + 512 = 3360 bf16
+        // parameters; stage 1: layer 1, the final norm and the head,
+        // 2848 + 16 + 512 = 3376.
+        ++syncs;
+        const int64_t bytes = 2 * (stage == 0 ? 3360 : 3376);
+        EXPECT_TRUE(op.carriesLayers);
+        EXPECT_EQ(op.layerBegin, stage);
+        EXPECT_EQ(op.layerEnd, stage + 1);
+        EXPECT_EQ(op.ranks, (std::vector<int64_t>{stage, stage + 2}));
+        EXPECT_EQ(op.bytes, op.commKind == sim::CommKind::ReduceScatter
+                                ? bytes
+                                : bytes / 2)
+            << sim::toString(op.commKind);
+      }
+    }
+    EXPECT_EQ(sends, 2) << "rank " << r;
+    EXPECT_EQ(recvs, 2) << "rank " << r;
+    EXPECT_EQ(syncs, 2) << "rank " << r;
+  }
+  sim::SimOptions simOptions;
+  simOptions.commTime = zeroComm;
+  EXPECT_TRUE(sim::simulate(lowered.programs, simOptions).ok());
 }
 
 TEST(StepLowering, IdleRanksStillJoinZeroCollectives) {

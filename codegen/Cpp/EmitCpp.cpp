@@ -1,0 +1,618 @@
+//===- EmitCpp.cpp - rt programs to one C++ program -----------------------===//
+//
+// See EmitCpp.h. The generator first reads the module into plain structs
+// (the model, the batch, every rank's ops turned into call lines), reporting
+// anything the runtime cannot run on the op at fault, and only then prints.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Cpp/EmitCpp.h"
+
+#include "dialects/Plan/IR/PlanDialect.h"
+#include "dialects/Plx/IR/PlxDialect.h"
+#include "dialects/Rt/IR/RtDialect.h"
+#include "passes/Simulate/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+using namespace mlir;
+
+namespace plexus::codegen {
+namespace {
+
+std::string intList(ArrayRef<int64_t> values) {
+  std::string text;
+  for (auto [i, v] : llvm::enumerate(values))
+    text += (i ? ", " : "") + std::to_string(v);
+  return text;
+}
+
+/// "sp:0-7/2" -> "sp_0_7_s2": a C++ identifier for a communicator.
+std::string identifierFor(StringRef name) {
+  std::string id;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      id += c;
+    else if (c == '/')
+      id += "_s";
+    else if (id.empty() || id.back() != '_')
+      id += '_';
+  }
+  while (!id.empty() && id.back() == '_')
+    id.pop_back();
+  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0])))
+    id = "g_" + id;
+  return id;
+}
+
+/// The kind of a communicator: its name up to the colon ("zero:0-7").
+StringRef kindOf(StringRef name) { return name.split(':').first; }
+
+/// A sequence/slice list as the runtime's Work literal.
+std::string workLiteral(ArrayRef<int64_t> seqs,
+                        std::optional<ArrayRef<int64_t>> slices) {
+  return "{{" + intList(seqs) + "}, {" + (slices ? intList(*slices) : "") +
+         "}}";
+}
+
+struct Communicator {
+  std::string name, id;
+  SmallVector<int64_t> ranks;
+};
+
+struct RankCode {
+  int64_t rank = 0;
+  std::vector<std::string> lines;
+  int64_t layerBegin = -1, layerEnd = -1; ///< the layers the rank holds
+  std::string zeroGroup;                  ///< identifier, or empty
+  int64_t stage = -1;
+};
+
+/// Everything the printer needs, read and checked.
+struct Reading {
+  rt::ModelOp model;
+  rt::BatchOp batch;
+  std::map<std::string, Communicator> comms; ///< by name
+  std::vector<RankCode> ranks;
+};
+
+class Reader {
+public:
+  explicit Reader(ModuleOp module) : module(module) {}
+
+  FailureOr<Reading> read() {
+    auto models = llvm::to_vector(module.getOps<rt::ModelOp>());
+    auto batches = llvm::to_vector(module.getOps<rt::BatchOp>());
+    auto programs = llvm::to_vector(module.getOps<rt::ProgramOp>());
+    if (programs.empty())
+      return module.emitError("emit-cpp: the module has no rt.program; "
+                              "lower a planned step first (plx-lower-to-rt)");
+    if (models.empty())
+      return module.emitError(
+          "emit-cpp: the module has no rt.model: the runtime builds dense "
+          "decoders only, so plans of mixture-of-experts or "
+          "multi-token-prediction models cannot be generated");
+    if (batches.empty())
+      return module.emitError("emit-cpp: the module has no rt.batch (the "
+                              "sequence lengths the programs run)");
+    out.model = models.front();
+    out.batch = batches.front();
+    llvm::sort(programs, [](rt::ProgramOp a, rt::ProgramOp b) {
+      return a.getRank() < b.getRank();
+    });
+    for (auto [i, program] : llvm::enumerate(programs))
+      if (program.getRank() != static_cast<int64_t>(i))
+        return program.emitOpError("emit-cpp: ranks must number 0..N-1; "
+                                   "rank ")
+               << i << " has no program";
+    for (rt::ProgramOp program : programs)
+      if (failed(readProgram(program)))
+        return failure();
+    return std::move(out);
+  }
+
+private:
+  FailureOr<std::string> communicator(Operation *op, StringRef name,
+                                      ArrayRef<int64_t> ranks) {
+    auto it = out.comms.find(name.str());
+    if (it != out.comms.end()) {
+      if (ArrayRef<int64_t>(it->second.ranks) != ranks)
+        return op->emitOpError("emit-cpp: communicator '")
+               << name << "' names ranks [" << intList(ranks) << "] here and ["
+               << intList(it->second.ranks) << "] elsewhere";
+      return it->second.id;
+    }
+    std::string id = identifierFor(name);
+    while (usedIds.count(id))
+      id += "_";
+    usedIds.insert(id);
+    out.comms[name.str()] = {name.str(), id,
+                             SmallVector<int64_t>(ranks.begin(), ranks.end())};
+    return id;
+  }
+
+  void holds(RankCode &code, int64_t begin, int64_t end) {
+    code.layerBegin =
+        code.layerBegin < 0 ? begin : std::min(code.layerBegin, begin);
+    code.layerEnd = std::max(code.layerEnd, end);
+  }
+
+  /// Layers of `fwd` that a later recompute of the same work rebuilds.
+  FailureOr<std::pair<int64_t, int64_t>>
+  checkpointed(rt::ComputeOp fwd, ArrayRef<rt::ComputeOp> later) {
+    int64_t lo = -1, hi = -1;
+    std::set<int64_t> layers;
+    for (rt::ComputeOp op : later) {
+      if (op.getKind() != rt::ComputeKind::recompute ||
+          op.getSeqs() != fwd.getSeqs() || op.getSlices() != fwd.getSlices())
+        continue;
+      for (int64_t l = std::max(op.getLayerBegin(), fwd.getLayerBegin());
+           l < std::min(op.getLayerEnd(), fwd.getLayerEnd()); ++l)
+        layers.insert(l);
+    }
+    if (layers.empty())
+      return std::make_pair<int64_t, int64_t>(0, 0);
+    lo = *layers.begin();
+    hi = *layers.rbegin() + 1;
+    if (static_cast<int64_t>(layers.size()) != hi - lo)
+      return fwd.emitOpError("emit-cpp: the layers recomputed for this "
+                             "forward are not one range");
+    return std::make_pair(lo, hi);
+  }
+
+  LogicalResult readProgram(rt::ProgramOp program) {
+    RankCode code;
+    code.rank = program.getRank();
+    SmallVector<rt::ComputeOp> computes;
+    for (Operation &op : *program.getBody())
+      if (auto c = dyn_cast<rt::ComputeOp>(op))
+        computes.push_back(c);
+    size_t computeIndex = 0;
+    for (Operation &op : *program.getBody()) {
+      if (auto c = dyn_cast<rt::ComputeOp>(op)) {
+        ++computeIndex;
+        if (failed(readCompute(
+                code, c,
+                ArrayRef<rt::ComputeOp>(computes).drop_front(computeIndex))))
+          return failure();
+      } else if (auto s = dyn_cast<rt::SendOp>(op)) {
+        if (failed(readMessage(code, &op, "send", s.getPeer(), s.getBytes(),
+                               s.getTag(), s.getCarries(), s.getSeqs(),
+                               s.getSlices())))
+          return failure();
+      } else if (auto r = dyn_cast<rt::RecvOp>(op)) {
+        if (failed(readMessage(code, &op, "recv", r.getPeer(), r.getBytes(),
+                               r.getTag(), r.getCarries(), r.getSeqs(),
+                               r.getSlices())))
+          return failure();
+      } else if (auto coll = dyn_cast<rt::CollectiveOpInterface>(op)) {
+        if (failed(readCollective(code, &op, coll)))
+          return failure();
+      } else if (auto w = dyn_cast<rt::WaitOp>(op)) {
+        code.lines.push_back("PLXRT_TRY(x.wait(" +
+                             std::to_string(w.getPending()) + "));");
+      }
+    }
+    if (code.layerBegin < 0)
+      return program.emitOpError("emit-cpp: rank ")
+             << code.rank << " computes nothing and carries no parameters; "
+             << "the runtime cannot tell which layers it holds";
+    out.ranks.push_back(std::move(code));
+    return success();
+  }
+
+  LogicalResult readCompute(RankCode &code, rt::ComputeOp c,
+                            ArrayRef<rt::ComputeOp> later) {
+    if (code.stage >= 0 && code.stage != c.getStage())
+      return c.emitOpError("emit-cpp: rank ")
+             << code.rank << " runs stages " << code.stage << " and "
+             << c.getStage() << "; a rank holds one stage";
+    code.stage = c.getStage();
+    holds(code, c.getLayerBegin(), c.getLayerEnd());
+    std::string sp = "nullptr";
+    if (std::optional<ArrayRef<int64_t>> group = c.getUlyssesGroup()) {
+      FailureOr<std::string> id =
+          communicator(c, c.getUlysses().value_or(""), *group);
+      if (failed(id))
+        return failure();
+      sp = "&" + *id;
+    }
+    std::string args = std::to_string(c.getStage()) + ", {" +
+                       std::to_string(c.getLayerBegin()) + ", " +
+                       std::to_string(c.getLayerEnd()) + "}, " +
+                       workLiteral(c.getSeqs(), c.getSlices()) + ", " + sp;
+    switch (c.getKind()) {
+    case rt::ComputeKind::fwd: {
+      FailureOr<std::pair<int64_t, int64_t>> ckpt = checkpointed(c, later);
+      if (failed(ckpt))
+        return failure();
+      code.lines.push_back("PLXRT_TRY(x.forward(" + args + ", {" +
+                           std::to_string(ckpt->first) + ", " +
+                           std::to_string(ckpt->second) + "}));");
+      break;
+    }
+    case rt::ComputeKind::recompute:
+      code.lines.push_back("PLXRT_TRY(x.recompute(" + args + "));");
+      break;
+    case rt::ComputeKind::bwd:
+      code.lines.push_back("PLXRT_TRY(x.backward(" + args + "));");
+      break;
+    }
+    return success();
+  }
+
+  LogicalResult readMessage(RankCode &code, Operation *op, StringRef call,
+                            int64_t peer, int64_t bytes, int64_t tag,
+                            std::optional<rt::ComputeKind> carries,
+                            std::optional<ArrayRef<int64_t>> seqs,
+                            std::optional<ArrayRef<int64_t>> slices) {
+    if (!carries || !seqs)
+      return op->emitOpError("emit-cpp: the message does not say what it "
+                             "carries (`carries fwd|bwd seqs [..] slices "
+                             "[..]`), so no tensor can be chosen for it");
+    code.lines.push_back("PLXRT_TRY(x." + call.str() + "(" +
+                         std::to_string(peer) + ", " + std::to_string(bytes) +
+                         ", " + std::to_string(tag) + ", " +
+                         (*carries == rt::ComputeKind::bwd ? "Pass::Backward"
+                                                           : "Pass::Forward") +
+                         ", " + workLiteral(*seqs, slices) + "));");
+    return success();
+  }
+
+  LogicalResult readCollective(RankCode &code, Operation *op,
+                               rt::CollectiveOpInterface coll) {
+    StringRef name = coll.getComm();
+    StringRef kind = kindOf(name);
+    const std::string opName = op->getName().stripDialect().str();
+    if (kind == "tp" || kind == "cp")
+      return op->emitOpError("emit-cpp: the runtime has no ")
+             << (kind == "tp" ? "tensor" : "context")
+             << " parallelism; communicator '" << name
+             << "' cannot be generated";
+    if (isa<rt::AllToAllOp>(op) && kind == "sp") {
+      code.lines.push_back("// all_to_all " + name.str() + ", " +
+                           std::to_string(coll.getBytes()) +
+                           " bytes: run inside the Ulysses compute op");
+      return success();
+    }
+    auto begin = op->getAttrOfType<IntegerAttr>("layer_begin");
+    auto end = op->getAttrOfType<IntegerAttr>("layer_end");
+    if (!begin || !end || (kind != "zero" && kind != "dp"))
+      return op->emitOpError("emit-cpp: ")
+             << opName << " over '" << name
+             << "' carries nothing the runtime knows (expected parameters "
+                "or gradients of a layer range over a zero: or dp: "
+                "communicator, or Ulysses exchanges over sp:)";
+    FailureOr<std::string> id = communicator(op, name, coll.getGroup());
+    if (failed(id))
+      return failure();
+    holds(code, begin.getInt(), end.getInt());
+    std::string call;
+    if (isa<rt::AllGatherOp>(op)) {
+      call = kind == "zero" ? "gatherParams" : "updateAndGatherParams";
+      if (kind == "zero") {
+        if (!code.zeroGroup.empty() && code.zeroGroup != *id)
+          return op->emitOpError("emit-cpp: rank ")
+                 << code.rank << " shards its parameters over two groups";
+        code.zeroGroup = *id;
+      }
+    } else if (isa<rt::ReduceScatterOp>(op)) {
+      call = "reduceScatterGrads";
+    } else if (isa<rt::AllReduceOp>(op) && kind == "dp") {
+      call = "allReduceGrads";
+    } else {
+      return op->emitOpError("emit-cpp: ")
+             << opName << " over '" << name << "' has no runtime meaning";
+    }
+    code.lines.push_back("PLXRT_TRY(x." + call + "(" + *id + ", {" +
+                         std::to_string(begin.getInt()) + ", " +
+                         std::to_string(end.getInt()) + "}, " +
+                         std::to_string(coll.getBytes()) + "));" +
+                         (op->hasAttr("async") ? "  // async" : ""));
+    return success();
+  }
+
+  ModuleOp module;
+  Reading out;
+  std::set<std::string> usedIds;
+};
+
+} // namespace
+
+LogicalResult verifyForCodegen(ModuleOp module) {
+  PassManager pm(module.getContext());
+  pm.addPass(sim::createVerifyRtPass());
+  return pm.run(module);
+}
+
+LogicalResult emitCpp(ModuleOp module, llvm::raw_ostream &os,
+                      const CppOptions &options) {
+  FailureOr<Reading> reading = Reader(module).read();
+  if (failed(reading))
+    return failure();
+  const Reading &r = *reading;
+  rt::ModelOp m = r.model;
+  rt::BatchOp b = r.batch;
+  const size_t world = r.ranks.size();
+
+  os << "// Generated by Plexus (plx-translate --emit-cpp";
+  if (!options.source.empty())
+    os << ", from " << options.source;
+  os << "). Do not edit: regenerate it from the spec.\n"
+     << "//\n"
+     << "// One program for all " << world
+     << " ranks. main() learns this process's rank from\n"
+     << "// the launcher and runs that rank's function below: each line is "
+        "one op of\n"
+     << "// the rank's rt.program, in order, as a call into the runtime's "
+        "step\n"
+     << "// executor (runtime/Executor.h). Works are written {{sequences}, "
+        "{slice of\n"
+     << "// each}}; layer ranges {begin, end}; a forward's last argument is "
+        "the\n"
+     << "// layers it checkpoints (recomputed before its backward).\n"
+     << "#include \"runtime/Program.h\"\n\n"
+     << "namespace {\n\n"
+     << "using namespace plexus::runtime;\n\n";
+
+  os << "// rt.model\n"
+     << "ModelConfig model() {\n"
+     << "  ModelConfig c;\n"
+     << "  c.layers = " << m.getLayers() << ";\n"
+     << "  c.hidden = " << m.getHidden() << ";\n"
+     << "  c.heads = " << m.getHeads() << ";\n"
+     << "  c.kvHeads = " << m.getKvHeads() << ";\n"
+     << "  c.headDim = " << m.getHeadDim() << ";\n"
+     << "  c.ffn = " << m.getFfn() << ";\n"
+     << "  c.vocab = " << m.getVocab() << ";\n"
+     << "  c.mlp = MlpKind::" << (m.getMlp() == "gelu" ? "GeLU" : "SwiGLU")
+     << ";\n"
+     << "  c.tiedEmbeddings = " << (m.getTied() ? "true" : "false") << ";\n"
+     << "  return c;\n"
+     << "}\n\n";
+
+  os << "// rt.batch: sequence lengths and the cut points of split sequences\n"
+     << "StepBatch batch() {\n"
+     << "  StepBatch b;\n"
+     << "  b.seed = " << b.getSeed() << ";\n"
+     << "  b.lengths = {" << intList(b.getLengths()) << "};\n";
+  if (std::optional<ArrayRef<int64_t>> cuts = b.getCuts()) {
+    std::map<int64_t, std::vector<int64_t>> bySeq;
+    for (size_t i = 0; i + 1 < cuts->size(); i += 2)
+      bySeq[(*cuts)[i]].push_back((*cuts)[i + 1]);
+    os << "  b.cuts.resize(" << b.getLengths().size() << ");\n";
+    for (auto &[seq, points] : bySeq)
+      os << "  b.cuts[" << seq << "] = {" << intList(points) << "};\n";
+  }
+  os << "  return b;\n"
+     << "}\n\n";
+
+  os << "// Communicators: ranks in the ring order placement chose.\n";
+  std::vector<const Communicator *> comms;
+  for (auto &[name, comm] : r.comms)
+    comms.push_back(&comm);
+  for (const Communicator *c : comms)
+    os << "const Group " << c->id << " = {" << intList(c->ranks) << "}; // "
+       << c->name << "\n";
+  os << "\n";
+
+  for (const RankCode &code : r.ranks) {
+    os << "// Rank " << code.rank;
+    if (code.stage >= 0)
+      os << ": stage " << code.stage;
+    os << ", layers [" << code.layerBegin << ", " << code.layerEnd << ")";
+    if (!code.zeroGroup.empty())
+      os << ", ZeRO-3 over " << code.zeroGroup;
+    os << ".\n"
+       << "Status rank" << code.rank << "(StepExecutor &x) {\n";
+    for (const std::string &line : code.lines)
+      os << "  " << line << "\n";
+    os << "  return Status::success();\n"
+       << "}\n\n";
+  }
+  os << "} // namespace\n\n"
+     << "int main(int argc, char **argv) {\n"
+     << "  ProgramSpec spec;\n"
+     << "  spec.name = \"" << (options.source.empty() ? "plexus" : "");
+  if (!options.source.empty()) {
+    for (char c : options.source)
+      if (c == '"' || c == '\\')
+        os << '\\' << c;
+      else
+        os << c;
+  }
+  os << "\";\n"
+     << "  spec.model = model();\n"
+     << "  spec.batch = batch();\n"
+     << "  spec.weightSeed = " << m.getSeed() << ";\n"
+     << "  spec.planElementBytes = " << m.getElementBytes() << ";\n"
+     << "  spec.ranks = {\n";
+  for (const RankCode &code : r.ranks)
+    os << "      {{" << code.layerBegin << ", " << code.layerEnd << "}, "
+       << (code.zeroGroup.empty() ? "{}" : code.zeroGroup) << "},\n";
+  os << "  };\n"
+     << "  spec.programs = {";
+  for (size_t i = 0; i < world; ++i)
+    os << (i ? ", " : "") << (i && i % 8 == 0 ? "\n                   " : "")
+       << "rank" << i;
+  os << "};\n"
+     << "  return runProgram(argc, argv, spec);\n"
+     << "}\n";
+  return success();
+}
+
+LogicalResult emitLaunchScript(ModuleOp module, llvm::raw_ostream &os,
+                               const LaunchOptions &options) {
+  int64_t world = 0;
+  for (auto program : module.getOps<rt::ProgramOp>())
+    world = std::max(world, program.getRank() + 1);
+  if (world == 0)
+    return module.emitError("emit-launch: the module has no rt.program");
+  os << "#!/bin/sh\n"
+     << "# Generated by Plexus. Builds program.cpp (beside this script) "
+        "against the\n"
+     << "# Plexus runtime when it is missing or older than its source, then "
+        "runs it\n"
+     << "# on " << world
+     << " ranks. Arguments go to the program: --check "
+        "compares the\n"
+     << "# step with a single-rank run, --steps N runs N steps, --profile "
+        "times them.\n"
+     << "# On a Slurm cluster, run instead:\n"
+     << "#   srun --ntasks=" << world << " --mpi=pmix ./program \"$@\"\n"
+     << "set -eu\n"
+     << "here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
+     << "src=${PLEXUS_SRC:-" << options.sourceDir << "}\n"
+     << "build=${PLEXUS_BUILD:-" << options.buildDir << "}\n"
+     << "if [ ! -x \"$here/program\" ] || [ \"$here/program.cpp\" -nt "
+        "\"$here/program\" ]; then\n"
+     << "  ${MPICXX:-mpicxx} -O2 -std=c++17 -DOMPI_SKIP_MPICXX "
+        "-I\"$src\" \\\n"
+     << "    \"$here/program.cpp\" -o \"$here/program\" \\\n"
+     << "    \"$build/lib/libplxrt-program.a\" \"$build/lib/libplxrt-mpi.a\" "
+        "\"$build/lib/libplxrt.a\" -lpthread\n"
+     << "fi\n"
+     << "# Open MPI starts more ranks than cores only when told, and as root "
+        "only\n"
+     << "# when told.\n"
+     << "flags=\"" << options.mpirunFlags << "\"\n"
+     << "if ${MPIRUN:-" << options.mpirun
+     << "} --version 2>/dev/null | grep -q 'Open MPI'; then\n"
+     << "  flags=\"$flags --oversubscribe\"\n"
+     << "  if [ \"$(id -u)\" = 0 ]; then flags=\"$flags --allow-run-as-root\"; "
+        "fi\n"
+     << "fi\n"
+     << "exec ${MPIRUN:-" << options.mpirun << "} -np " << world
+     << " $flags \"$here/program\" \"$@\"\n";
+  return success();
+}
+
+LogicalResult emitProgramsJson(ModuleOp module, llvm::raw_ostream &os) {
+  using nlohmann::ordered_json;
+  ordered_json root;
+  for (auto m : module.getOps<rt::ModelOp>())
+    root["model"] = {
+        {"layers", m.getLayers()},    {"hidden", m.getHidden()},
+        {"heads", m.getHeads()},      {"kv_heads", m.getKvHeads()},
+        {"head_dim", m.getHeadDim()}, {"ffn", m.getFfn()},
+        {"mlp", m.getMlp().str()},    {"vocab", m.getVocab()},
+        {"tied", m.getTied()},        {"element_bytes", m.getElementBytes()},
+        {"seed", m.getSeed()}};
+  for (auto b : module.getOps<rt::BatchOp>()) {
+    ordered_json batch = {
+        {"seed", b.getSeed()},
+        {"lengths",
+         std::vector<int64_t>(b.getLengths().begin(), b.getLengths().end())}};
+    if (std::optional<ArrayRef<int64_t>> cuts = b.getCuts())
+      batch["cuts"] = std::vector<int64_t>(cuts->begin(), cuts->end());
+    root["batch"] = batch;
+  }
+  ordered_json ranks = ordered_json::array();
+  auto programs = llvm::to_vector(module.getOps<rt::ProgramOp>());
+  if (programs.empty())
+    return module.emitError("emit-json: the module has no rt.program");
+  llvm::sort(programs, [](rt::ProgramOp a, rt::ProgramOp b) {
+    return a.getRank() < b.getRank();
+  });
+  for (rt::ProgramOp program : programs) {
+    ordered_json ops = ordered_json::array();
+    for (Operation &op : *program.getBody()) {
+      ordered_json j = {{"op", op.getName().stripDialect().str()}};
+      for (NamedAttribute attr : op.getAttrs()) {
+        Attribute a = attr.getValue();
+        std::string key = attr.getName().str();
+        if (auto i = dyn_cast<IntegerAttr>(a))
+          j[key] = i.getValue().getSExtValue();
+        else if (auto f = dyn_cast<FloatAttr>(a))
+          j[key] = f.getValueAsDouble();
+        else if (auto s = dyn_cast<StringAttr>(a))
+          j[key] = s.str();
+        else if (auto arr = dyn_cast<DenseI64ArrayAttr>(a))
+          j[key] = std::vector<int64_t>(arr.asArrayRef().begin(),
+                                        arr.asArrayRef().end());
+        else if (isa<UnitAttr>(a))
+          j[key] = true;
+        else if (auto k = dyn_cast<rt::ComputeKindAttr>(a))
+          j[key] = rt::stringifyComputeKind(k.getValue()).str();
+      }
+      ops.push_back(std::move(j));
+    }
+    ordered_json p = {{"rank", program.getRank()}};
+    if (std::optional<int64_t> resident = program.getResident())
+      p["resident"] = *resident;
+    p["ops"] = std::move(ops);
+    ranks.push_back(std::move(p));
+  }
+  root["programs"] = std::move(ranks);
+  os << root.dump(1) << "\n";
+  return success();
+}
+
+LogicalResult emitNcclTopology(ModuleOp module, llvm::raw_ostream &os) {
+  auto jobs = llvm::to_vector(module.getOps<plan::JobOp>());
+  if (jobs.empty())
+    return module.emitError("emit-nccl-topo: the module has no plan.job "
+                            "(run plx-instantiate and plx-place)");
+  plan::JobOp job = jobs.front();
+  if (!job.getChips())
+    return job.emitOpError("emit-nccl-topo: has no placement; run plx-place");
+  auto fabric = dyn_cast_or_null<plx::FabricOp>(
+      SymbolTable::lookupSymbolIn(module, job.getFabricAttr()));
+  if (!fabric)
+    return job.emitOpError("emit-nccl-topo: names no plx.fabric");
+  // Ranks per node, as placement put them.
+  std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> nodes;
+  for (int64_t rank = 0; rank < job.getRanks(); ++rank) {
+    auto [node, local] = job.chipOf(rank);
+    nodes[node].push_back({local, rank});
+  }
+  // NVLink 4 moves 25 GB/s per direction per link: the intra-node
+  // bandwidth as a link count (at least one).
+  const double intra = static_cast<double>(fabric.getIntraNodeBandwidth());
+  const int64_t links =
+      std::max<int64_t>(1, static_cast<int64_t>(intra / 25e9 + 0.5));
+  os << "<!-- Generated by Plexus for job " << job.getSymName() << " on "
+     << fabric.getSymName() << ": one <cpu> per node, its GPUs as placement "
+     << "put the ranks. NCCL reads it through NCCL_TOPO_FILE. -->\n"
+     << "<system version=\"1\">\n";
+  for (auto &[node, chips] : nodes) {
+    std::sort(chips.begin(), chips.end());
+    os << "  <cpu numaid=\"" << node
+       << "\" affinity=\"ffffffff\" arch=\"x86_64\" vendor=\"GenuineIntel\" "
+          "familyid=\"6\" modelid=\"143\">\n";
+    for (auto [local, rank] : chips) {
+      char busid[32];
+      std::snprintf(busid, sizeof busid, "0000:%02llx:00.0",
+                    static_cast<unsigned long long>(0x10 + local));
+      os << "    <pci busid=\"" << busid
+         << "\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" "
+            "link_width=\"16\">\n"
+         << "      <gpu dev=\"" << local << "\" sm=\"90\" rank=\"" << rank
+         << "\" gdr=\"1\">\n"
+         << "        <nvlink target=\"0000:00:00.0\" count=\"" << links
+         << "\" tclass=\"0x068000\"/>\n"
+         << "      </gpu>\n"
+         << "    </pci>\n";
+    }
+    os << "    <nic>\n"
+       << "      <net name=\"plexus_node" << node
+       << "\" dev=\"0\" speed=\"400000\" port=\"1\" gdr=\"1\" "
+          "maxconn=\"131072\" latency=\"0\"/>\n"
+       << "    </nic>\n"
+       << "  </cpu>\n";
+  }
+  os << "</system>\n";
+  return success();
+}
+
+} // namespace plexus::codegen

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Runs one generated plan of examples/tiny-cpu.plx on 8 ranks under mpirun
+# and compares its loss and gradients with a single-rank run of the same
+# model, weights and batch (the program's --check, tolerance 1e-5
+# relative). First checks that the plan uses what the variant is there to
+# prove (test/e2e/generate.sh):
+#   run.sh VARIANT PLAN.mlir PROGRAM MPIEXEC [MPIEXEC FLAGS...]
+set -eu
+variant=$1 mlir=$2 program=$3
+shift 3
+need() {
+  if ! grep -q -e "$1" "$mlir"; then
+    echo "run.sh: the $variant plan has no $2 ($1 in $mlir)" >&2
+    exit 1
+  fi
+}
+case $variant in
+  flexsp)
+    need 'ulysses "sp:[0-9]*-[0-9]*" \[[0-9]*, [0-9]*\]$' "2-rank SP group"
+    need 'ulysses "sp:[0-9]*-[0-9]*" \[[0-9]*, [0-9]*, [0-9]*, [0-9]*\]$' \
+      "4-rank SP group" ;;
+  dpp)
+    need 'rt.batch .* cuts' "split sequence"
+    need 'rt.compute fwd .* slices \[1\]' "second slice of a split sequence"
+    need 'rt.compute fwd .*seqs \[[0-9]*, [0-9]*.* slices \[[1-9]' \
+      "hybrid chunk (a tail slice with whole sequences)"
+    need 'rt.compute recompute' "recomputation" ;;
+  pp-dp)
+    need 'rt.send .* carries fwd' "activation message between stages"
+    need 'rt.reduce_scatter group "dp:' "data-parallel gradient sync" ;;
+esac
+exec "$@" "$program" --check
