@@ -141,6 +141,22 @@ private:
     return id;
   }
 
+  /// Tokens of slice `slice` of sequence `seq` under the batch's cuts
+  /// (plx-verify-rt has checked that both exist).
+  int64_t sliceTokens(int64_t seq, int64_t slice) {
+    std::vector<int64_t> bounds = {0};
+    if (std::optional<ArrayRef<int64_t>> cuts = out.batch.getCuts())
+      for (size_t i = 0; i + 1 < cuts->size(); i += 2)
+        if ((*cuts)[i] == seq)
+          bounds.push_back((*cuts)[i + 1]);
+    ArrayRef<int64_t> lengths = out.batch.getLengths();
+    bounds.push_back(seq < static_cast<int64_t>(lengths.size()) ? lengths[seq]
+                                                                : 0);
+    if (slice + 1 >= static_cast<int64_t>(bounds.size()))
+      return 0;
+    return bounds[slice + 1] - bounds[slice];
+  }
+
   void holds(RankCode &code, int64_t begin, int64_t end) {
     code.layerBegin =
         code.layerBegin < 0 ? begin : std::min(code.layerBegin, begin);
@@ -221,6 +237,19 @@ private:
     holds(code, c.getLayerBegin(), c.getLayerEnd());
     std::string sp = "nullptr";
     if (std::optional<ArrayRef<int64_t>> group = c.getUlyssesGroup()) {
+      // Ulysses gives each rank an equal part of every slice.
+      const int64_t n = static_cast<int64_t>(group->size());
+      for (auto [i, seq] : llvm::enumerate(c.getSeqs())) {
+        int64_t slice = c.getSlices() ? (*c.getSlices())[i] : 0;
+        int64_t tokens = sliceTokens(seq, slice);
+        if (tokens % n != 0)
+          return c.emitOpError("emit-cpp: slice ")
+                 << slice << " of sequence " << seq << " has " << tokens
+                 << " tokens, which do not split evenly over the " << n
+                 << " ranks of Ulysses group '" << c.getUlysses().value_or("")
+                 << "' (pad the dataset's lengths to a multiple of " << n
+                 << ")";
+      }
       FailureOr<std::string> id =
           communicator(c, c.getUlysses().value_or(""), *group);
       if (failed(id))
