@@ -320,6 +320,22 @@ struct StepExecutor::State {
   int rank() const { return comm.rank(); }
   std::string onRank() const { return " on rank " + num(rank()); }
 
+  /// The start of a recompute or backward: the stage and layers are this
+  /// rank's, the work resolves, exists, and every layer of the range has
+  /// run its forward for it.
+  Status openForwardedWork(const std::string &where, int64_t stage,
+                           LayerRange layers, const Work &work,
+                           const Group *ulysses, Resolved &r, WorkState *&ws) {
+    PLXRT_TRY(checkCompute(stage, layers).withContext(where));
+    PLXRT_TRY(resolve(work, ulysses, r).withContext(where));
+    PLXRT_TRY(workFor(r, false, ws).withContext(where));
+    for (int64_t l = layers.begin; l < layers.end; ++l)
+      if (!ws->acts.count(l))
+        return Status::error(where + ": layer " + num(l) +
+                             " has not run its forward for this work");
+    return Status::success();
+  }
+
   std::string computeWhere(const char *op, LayerRange layers,
                            const Work &work) const {
     return std::string(op) + " of layers " + rangeString(layers) + " of " +
@@ -1014,19 +1030,13 @@ Status StepExecutor::recompute(int64_t stage, LayerRange layers,
   auto fail = [&](const std::string &m) {
     return Status::error(where + ": " + m);
   };
-  PLXRT_TRY(st.checkCompute(stage, layers).withContext(where));
   Resolved r;
-  PLXRT_TRY(st.resolve(work, ulysses, r).withContext(where));
   WorkState *ws = nullptr;
-  PLXRT_TRY(st.workFor(r, false, ws).withContext(where));
+  PLXRT_TRY(st.openForwardedWork(where, stage, layers, work, ulysses, r, ws));
   std::vector<int64_t> todo;
-  for (int64_t l = layers.begin; l < layers.end; ++l) {
-    auto it = ws->acts.find(l);
-    if (it == ws->acts.end())
-      return fail("layer " + num(l) + " has not run its forward for this work");
-    if (!it->second.complete)
+  for (int64_t l = layers.begin; l < layers.end; ++l)
+    if (!ws->acts[l].complete)
       todo.push_back(l);
-  }
   if (todo.empty())
     return fail("none of the layers was checkpointed in the forward and is "
                 "waiting for its recompute");
@@ -1053,17 +1063,12 @@ Status StepExecutor::backward(int64_t stage, LayerRange layers,
   auto fail = [&](const std::string &m) {
     return Status::error(where + ": " + m);
   };
-  PLXRT_TRY(st.checkCompute(stage, layers).withContext(where));
   Resolved r;
-  PLXRT_TRY(st.resolve(work, ulysses, r).withContext(where));
   WorkState *ws = nullptr;
-  PLXRT_TRY(st.workFor(r, false, ws).withContext(where));
+  PLXRT_TRY(st.openForwardedWork(where, stage, layers, work, ulysses, r, ws));
   std::vector<int64_t> used;
   for (int64_t l = layers.begin; l < layers.end; ++l) {
-    auto it = ws->acts.find(l);
-    if (it == ws->acts.end())
-      return fail("layer " + num(l) + " has not run its forward for this work");
-    if (!it->second.complete)
+    if (!ws->acts[l].complete)
       return fail("layer " + num(l) +
                   " was checkpointed and has not been recomputed");
     used.push_back(l);

@@ -28,7 +28,11 @@
 // the failed one forever are stopped with MPI_Abort); 2 bad flags or a
 // world of the wrong size.
 //
-// Library plxrt-program, built only where MPI is found.
+// Two definitions, one per backend; a program links one of them:
+// plxrt-program (Program.cpp: MpiComm, built only where MPI is found) and
+// plxrt-program-cuda (cuda/ProgramCuda.cpp: NCCL collectives, the kernels
+// still on the CPU; built only where plxrt-cuda is). Both run the same
+// harness (ProgramRunner.h) with the same flags, output and exit codes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_RUNTIME_PROGRAM_H

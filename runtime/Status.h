@@ -49,10 +49,12 @@ private:
 template <typename T> class [[nodiscard]] Result {
 public:
   Result(T value) : stored(std::move(value)) {}
-  Result(Status status) : status_(std::move(status)) {
-    if (status_.ok()) // a Result made from a Status is always an error
-      status_ = Status::error("internal: Result built from a success status");
-  }
+  // A Result made from a Status is always an error. (Initialised, not
+  // assigned: nvcc's front end warns on a discarded Status& of operator=.)
+  Result(Status status)
+      : status_(status.ok() ? Status::error("internal: Result built from a "
+                                            "success status")
+                            : std::move(status)) {}
 
   bool ok() const { return stored.has_value(); }
   explicit operator bool() const { return ok(); }

@@ -5,7 +5,8 @@
 // "no CUDA device", and that NcclComm::create refuses to start with the
 // same words. With a GPU the kernels are compared against the CPU kernels
 // (within a tolerance: the GPU adds in its own order) and a one-rank
-// NcclComm runs its group-of-one paths and its argument checks.
+// NcclComm runs its group-of-one paths and its argument checks, also behind
+// a StagedComm on host buffers.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/Kernels.h"
@@ -13,6 +14,7 @@
 #include "runtime/cuda/CudaStatus.h"
 #include "runtime/cuda/Kernels.h"
 #include "runtime/cuda/NcclComm.h"
+#include "runtime/cuda/StagedComm.h"
 
 #include <gtest/gtest.h>
 
@@ -206,6 +208,37 @@ TEST(RuntimeCuda, NcclCommStartsOrSaysThereIsNoDevice) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.message(), "all_reduce on rank 0 over [0, 1]: rank 1 is "
                            "outside the world of 1");
+  {
+    // The same ops on host buffers, staged through device scratch.
+    StagedComm staged(comm);
+    EXPECT_EQ(staged.rank(), 0);
+    EXPECT_EQ(staged.size(), 1);
+    EXPECT_EQ(staged.scratchBytes(), 0u);
+    std::vector<float> hin = pattern(6, 7), hout(6, 0.0f);
+    st = staged.allGather<float>({0}, hin.data(), hout.data(), 6);
+    ASSERT_TRUE(st.ok()) << st.message();
+    EXPECT_EQ(hout, hin);
+    hout.assign(6, 0.0f);
+    ASSERT_TRUE(staged.allToAll<float>({0}, hin.data(), hout.data(), 6).ok());
+    EXPECT_EQ(hout, hin);
+    hout.assign(6, 0.0f);
+    ASSERT_TRUE(
+        staged.reduceScatter<float>({0}, hin.data(), hout.data(), 6).ok());
+    EXPECT_EQ(hout, hin);
+    std::vector<float> sum = hin;
+    ASSERT_TRUE(staged.allReduce<float>({0}, sum.data(), 6).ok());
+    EXPECT_EQ(sum, hin);
+    std::vector<double> wide = {1.5, -2.25, 1e300};
+    ASSERT_TRUE(staged.allReduce<double>({0}, wide.data(), 3).ok());
+    EXPECT_EQ(wide, (std::vector<double>{1.5, -2.25, 1e300}));
+    EXPECT_GT(staged.scratchBytes(), 0u);
+    Status outside = staged.allReduce<float>({0, 1}, sum.data(), 6);
+    ASSERT_FALSE(outside.ok());
+    EXPECT_EQ(outside.message(), "all_reduce on rank 0 over [0, 1]: rank 1 "
+                                 "is outside the world of 1");
+    ASSERT_TRUE(staged.release().ok());
+    EXPECT_EQ(staged.scratchBytes(), 0u);
+  }
   ASSERT_TRUE(comm.finalize().ok());
   Status late = comm.allReduce<float>({0}, din.ptr, 6);
   ASSERT_FALSE(late.ok());

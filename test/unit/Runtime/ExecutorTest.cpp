@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/Executor.h"
 #include "runtime/LoopbackComm.h"
+#include "test/unit/Runtime/RuntimeTestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -23,22 +24,9 @@
 #include <functional>
 
 using namespace plexus::runtime;
+using plexus::runtime::testutil::fp32Config;
 
 namespace {
-
-/// The fp32 model of ModelTest: 4 query heads, 2 K/V heads of 8.
-ModelConfig fp32Config(int64_t layers = 2) {
-  ModelConfig c;
-  c.layers = layers;
-  c.hidden = 32;
-  c.heads = 4;
-  c.kvHeads = 2;
-  c.headDim = 8;
-  c.ffn = 48;
-  c.vocab = 40;
-  c.initStd = 0.2f;
-  return c;
-}
 
 AdamConfig testAdam() {
   AdamConfig a;

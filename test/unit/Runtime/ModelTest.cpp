@@ -68,20 +68,6 @@ double modelLoss(const ModelConfig &c, const ModelWeights<T> &w,
   return loss.ok() ? *loss : 0.0;
 }
 
-/// A model for the fp32 equivalences: 4 query heads, 2 K/V heads of 8.
-ModelConfig fp32Config(int64_t layers = 2) {
-  ModelConfig c;
-  c.layers = layers;
-  c.hidden = 32;
-  c.heads = 4;
-  c.kvHeads = 2;
-  c.headDim = 8;
-  c.ffn = 48;
-  c.vocab = 40;
-  c.initStd = 0.2f;
-  return c;
-}
-
 //===----------------------------------------------------------------------===//
 // Configuration and FLOPs
 //===----------------------------------------------------------------------===//

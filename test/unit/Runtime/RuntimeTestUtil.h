@@ -106,6 +106,21 @@ std::vector<T> pick(const std::vector<T> &v, const std::vector<int64_t> &idx) {
   return out;
 }
 
+/// A model for the fp32 equivalences (model, executor): 4 query heads, 2
+/// K/V heads of 8.
+inline ModelConfig fp32Config(int64_t layers = 2) {
+  ModelConfig c;
+  c.layers = layers;
+  c.hidden = 32;
+  c.heads = 4;
+  c.kvHeads = 2;
+  c.headDim = 8;
+  c.ffn = 48;
+  c.vocab = 40;
+  c.initStd = 0.2f;
+  return c;
+}
+
 } // namespace plexus::runtime::testutil
 
 #endif // PLEXUS_TEST_UNIT_RUNTIME_RUNTIMETESTUTIL_H
