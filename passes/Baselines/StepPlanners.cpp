@@ -311,10 +311,14 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
     step = (m + static_cast<double>(first.pp) - 1) * worstStage;
   }
   if (model.zero < 3 && zeroWays > 1) {
+    // Each stage synchronises what its collectives carry (its layers, the
+    // embedding on the first, the final norm and head on the last), all
+    // stages at once: the largest decides.
     int64_t grads = 0;
-    auto [a, b] = lower::stageLayers(model.shape.layers, first.pp, 0);
-    for (int64_t l = a; l < b; ++l)
-      grads += cost::layerParameters(model.shape, l);
+    for (int64_t s = 0; s < first.pp; ++s) {
+      auto [a, b] = lower::stageLayers(model.shape.layers, first.pp, s);
+      grads = std::max(grads, lower::carriedParameters(model.shape, a, b));
+    }
     grads = (grads + first.tp - 1) / first.tp *
             cost::bytesPerElement(model.shape.dtype);
     grads = (grads + zeroWays - 1) / zeroWays * zeroWays;

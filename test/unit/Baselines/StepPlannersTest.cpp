@@ -353,8 +353,9 @@ TEST(StepPlanners, StaticLayoutPlansTheBalancedBins) {
 
 // Two data-parallel ranks, one sequence each, ZeRO-0, no checkpointing:
 // each group computes 3 x its forward, the micro-batch takes the slower,
-// and the gradients of the layers (2 x 2848 bf16 values) are all-reduced
-// once. F(10) = 59,520, F(20) = 125,440 per layer.
+// and the gradients of the stage (2 layers x 2848, the embedding 512, the
+// final norm 16 and the head 512: 6736 bf16 values) are all-reduced once.
+// F(10) = 59,520, F(20) = 125,440 per layer.
 TEST(StepPlanners, EstimateOfADataParallelStep) {
   TrainSetup s = tinySetup(2, 1'000'000'000, 0, cost::Checkpointing::None);
   lower::StepPlan plan = handPlan(2, {1, 1, 1, 1}, {{{0}, {1}}}, {10, 20});
@@ -370,7 +371,7 @@ TEST(StepPlanners, EstimateOfADataParallelStep) {
   ASSERT_EQ(comm.requests.size(), 1u);
   EXPECT_EQ(comm.requests[0].kind, sim::CommKind::AllReduce);
   EXPECT_EQ(comm.requests[0].ranks, (Ids{0, 1}));
-  EXPECT_EQ(comm.requests[0].bytes, 2 * 2848 * 2);
+  EXPECT_EQ(comm.requests[0].bytes, (2 * 2848 + 512 + 16 + 512) * 2);
 
   // Memory: the states plus 2 layers x (512 + 20 n) x n kept bytes.
   EXPECT_EQ(mb.groups[0].memBytes, kResidentZero0 + 2 * 712 * 10);
@@ -380,7 +381,10 @@ TEST(StepPlanners, EstimateOfADataParallelStep) {
 
 // 1F1B over 2 stages of one layer, 2 pipelines side by side, 3
 // micro-batches: (m + p - 1) x the slowest stage, 3 F(20), plus ZeRO-1's
-// reduce-scatter and all-gather among the first stages (ranks 0 and 2).
+// reduce-scatter and all-gather, costed for the stage that carries most:
+// the last (layer 1 2848 + final norm 16 + head 512 = 3376 values, against
+// the first's 2848 + embedding 512 = 3360), among ranks 0 and 2 as the
+// estimate names the first stage's group (same size, same links here).
 TEST(StepPlanners, EstimateOfAPipelinedStep) {
   TrainSetup s = tinySetup(4, 1'000'000'000, 1, cost::Checkpointing::None);
   lower::StepPlan plan =
@@ -395,10 +399,10 @@ TEST(StepPlanners, EstimateOfAPipelinedStep) {
   ASSERT_EQ(comm.requests.size(), 2u);
   EXPECT_EQ(comm.requests[0].kind, sim::CommKind::ReduceScatter);
   EXPECT_EQ(comm.requests[0].ranks, (Ids{0, 2}));
-  EXPECT_EQ(comm.requests[0].bytes, 2848 * 2);
+  EXPECT_EQ(comm.requests[0].bytes, 3376 * 2);
   EXPECT_EQ(comm.requests[1].kind, sim::CommKind::AllGather);
   EXPECT_EQ(comm.requests[1].ranks, (Ids{0, 2}));
-  EXPECT_EQ(comm.requests[1].bytes, 2848);
+  EXPECT_EQ(comm.requests[1].bytes, 3376);
 
   // Stage 0 keeps 2 micro-batches of layer 0 over ZeRO-1 states of its
   // 3360 parameters on 2 ranks: 33,600 + 2 x 912 x 20.
