@@ -148,6 +148,27 @@ int64_t residentBytes(const TrainModel &model, const GroupLayout &layout,
   return bytes;
 }
 
+void applyRingOrders(std::vector<sim::Program> &programs,
+                     const RingOrders &orders) {
+  if (orders.empty())
+    return;
+  auto reorder = [&](std::vector<int64_t> &ranks) {
+    if (ranks.size() < 3) // two ranks make one ring either way
+      return;
+    std::vector<int64_t> key = ranks;
+    std::sort(key.begin(), key.end());
+    auto it = orders.find(key);
+    if (it != orders.end())
+      ranks = it->second;
+  };
+  for (sim::Program &program : programs)
+    for (sim::Op &op : program.ops) {
+      if (op.kind == sim::OpKind::Collective)
+        reorder(op.ranks);
+      reorder(op.ulyssesRanks);
+    }
+}
+
 std::string communicatorName(const std::string &kind,
                              const std::vector<int64_t> &ranks) {
   std::ostringstream os;

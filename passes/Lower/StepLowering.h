@@ -21,6 +21,7 @@
 #include "passes/Simulate/EventSimulator.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,19 @@ struct LoweredStep {
   std::string error;                  ///< empty on success
   bool ok() const { return error.empty(); }
 };
+
+/// The ring orders placement chose (plan.comm_group's `order`), keyed by
+/// the communicator's members in increasing order.
+using RingOrders = std::map<std::vector<int64_t>, std::vector<int64_t>>;
+
+/// Lists every communicator of `programs` whose members placement ordered
+/// (a key of `orders`) in that order: collectives' ranks and compute ops'
+/// Ulysses groups. Every op over one rank set names it the same way
+/// afterwards, so the j-th listed rank is the same on every member (ZeRO
+/// shard j, Ulysses part j), and a runtime builds its NCCL or MPI
+/// communicator in the ring order placement chose.
+void applyRingOrders(std::vector<sim::Program> &programs,
+                     const RingOrders &orders);
 
 /// Lowers `plan` to one program per rank. Checks that every micro-batch's
 /// groups are disjoint and cover [0, world), that sequence ids have

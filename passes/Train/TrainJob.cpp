@@ -85,6 +85,19 @@ instantiate::DatasetDesc datasetDescOf(plx::DatasetOp data) {
   return d;
 }
 
+lower::RingOrders ringOrdersOf(plan::JobOp job) {
+  lower::RingOrders orders;
+  for (auto group : job.getBody()->getOps<plan::CommGroupOp>()) {
+    std::optional<ArrayRef<int64_t>> order = group.getOrder();
+    if (!order)
+      continue;
+    std::vector<int64_t> key(group.getRanks().begin(), group.getRanks().end());
+    std::sort(key.begin(), key.end());
+    orders[key] = std::vector<int64_t>(order->begin(), order->end());
+  }
+  return orders;
+}
+
 FailureOr<PlacedJob> placedJob(plan::JobOp job) {
   if (!job.getChips())
     return job.emitOpError("has no chips: run plx-place first");

@@ -57,6 +57,10 @@ struct PlacedJob {
 };
 mlir::FailureOr<PlacedJob> placedJob(plan::JobOp job);
 
+/// The ring order placement chose for each of the job's communicators
+/// (plan.comm_group `order`; groups without one are left out).
+lower::RingOrders ringOrdersOf(plan::JobOp job);
+
 /// plan.step <-> lower::StepPlan. stepPlanOf reads every attribute
 /// (lengths are required for lowering; missing ones give an empty list).
 /// buildStepOp writes `zero` when it is >= 0.

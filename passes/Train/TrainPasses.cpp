@@ -409,6 +409,11 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
       step.emitOpError("cannot be lowered: ") << lowered.error;
       return signalPassFailure();
     }
+    // Communicators in the ring order placement chose, when the job is
+    // placed.
+    if (auto job = dyn_cast_or_null<plan::JobOp>(
+            SymbolTable::lookupSymbolIn(module, step.getJob()->str() + "_job")))
+      lower::applyRingOrders(lowered.programs, train::ringOrdersOf(job));
 
     OpBuilder builder(module.getContext());
     builder.setInsertionPointToEnd(module.getBody());

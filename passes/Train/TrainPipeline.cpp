@@ -57,8 +57,9 @@ void addPlanned(Accumulator &acc, const baselines::NamedPlan &plan,
 /// Lowers and simulates one planned step; returns the error, if any.
 std::string simulatePlan(Accumulator &acc, const baselines::NamedPlan &plan,
                          const sim::CommTimeFn &comm,
+                         const lower::RingOrders &orders,
                          const std::string &trace) {
-  StepSimulation simulated = simulateStep(plan, comm);
+  StepSimulation simulated = simulateStep(plan, comm, &orders);
   if (!simulated.error.empty())
     return simulated.error;
   const sim::SimResult &result = simulated.result;
@@ -141,7 +142,8 @@ int64_t layersPerOpFor(const lower::PipelinedStepPlan &plan,
 }
 
 StepSimulation simulateStep(const baselines::NamedPlan &plan,
-                            const sim::CommTimeFn &comm) {
+                            const sim::CommTimeFn &comm,
+                            const lower::RingOrders *orders) {
   StepSimulation out;
   lower::LoweringOptions lowering;
   lower::LoweredStep lowered;
@@ -156,6 +158,8 @@ StepSimulation simulateStep(const baselines::NamedPlan &plan,
     out.error = "cannot lower " + plan.name + ": " + lowered.error;
     return out;
   }
+  if (orders)
+    lower::applyRingOrders(lowered.programs, *orders);
   sim::SimOptions options;
   options.commTime = comm;
   options.totalFlops = lowered.totalFlops;
@@ -384,6 +388,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     FailureOr<PlacedJob> placed = placedJob(job);
     if (failed(placed))
       return failure();
+    const lower::RingOrders orders = ringOrdersOf(job);
     // Planners ask for isolated times; simulations add contention between
     // concurrent transfers.
     sim::FabricCommOptions isolated;
@@ -490,7 +495,8 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
         traced = true;
       }
       progress("plxc: job '" + name + "': simulating " + mine.name);
-      if (std::string error = simulatePlan(primary, mine, simComm, trace);
+      if (std::string error =
+              simulatePlan(primary, mine, simComm, orders, trace);
           !error.empty())
         return emitError(trainOp.getLoc())
                << "train job '" << name << "': " << error;
@@ -499,7 +505,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
           continue;
         progress("plxc: job '" + name + "': simulating " + plans[i].name);
         if (std::string error =
-                simulatePlan(baselineAcc[i], plans[i], simComm, "");
+                simulatePlan(baselineAcc[i], plans[i], simComm, orders, "");
             !error.empty())
           return emitError(trainOp.getLoc())
                  << "train job '" << name << "': " << error;

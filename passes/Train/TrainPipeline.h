@@ -142,8 +142,11 @@ struct StepSimulation {
   double flops = 0; ///< of every rank's compute ops
   sim::SimResult result;
 };
+/// `orders` (may be null): the ring orders placement chose, applied to the
+/// lowered programs' communicators (lower::applyRingOrders).
 StepSimulation simulateStep(const baselines::NamedPlan &plan,
-                            const sim::CommTimeFn &comm);
+                            const sim::CommTimeFn &comm,
+                            const lower::RingOrders *orders = nullptr);
 
 /// Runs the pipeline on every plx.train of `module` (after plx-instantiate
 /// and plx-place). A primary plan that cannot run is an error emitted on

@@ -507,4 +507,30 @@ TEST(StepLowering, ZeroThreePrefetchesOneChunkAhead) {
   EXPECT_LT(result.ranks[0].commSeconds, 3e-12);
 }
 
+// Placement's ring orders replace the lowering's rank order wherever a
+// communicator's members match: every collective and Ulysses group over
+// {0, 1, 2, 3} becomes [0, 2, 3, 1] (each op the same way, so shard j and
+// Ulysses part j stay on one rank everywhere); a group placement did not
+// order, and a pair (one ring either way), keep their order.
+TEST(StepLowering, RingOrdersFromPlacementRenameNoRankTwice) {
+  std::vector<sim::Program> programs(1);
+  programs[0].ops.push_back(sim::Op::collective(sim::CommKind::AllGather,
+                                                "zero:0-3", {0, 1, 2, 3}, 64));
+  sim::Op compute = sim::Op::compute("fwd", sim::ComputeKind::Fwd, 1e-3);
+  compute.ulyssesRanks = {0, 1, 2, 3};
+  programs[0].ops.push_back(compute);
+  programs[0].ops.push_back(
+      sim::Op::collective(sim::CommKind::AllReduce, "dp:0-5", {0, 5}, 8));
+  programs[0].ops.push_back(sim::Op::collective(sim::CommKind::ReduceScatter,
+                                                "dp:0-2/2", {0, 2, 4}, 12));
+  RingOrders orders = {{{0, 1, 2, 3}, {0, 2, 3, 1}}, {{0, 5}, {5, 0}}};
+  applyRingOrders(programs, orders);
+  const std::vector<sim::Op> &ops = programs[0].ops;
+  EXPECT_EQ(ops[0].ranks, (std::vector<int64_t>{0, 2, 3, 1}));
+  EXPECT_EQ(ops[0].group, "zero:0-3"); // names keep the member set
+  EXPECT_EQ(ops[1].ulyssesRanks, (std::vector<int64_t>{0, 2, 3, 1}));
+  EXPECT_EQ(ops[2].ranks, (std::vector<int64_t>{0, 5}));
+  EXPECT_EQ(ops[3].ranks, (std::vector<int64_t>{0, 2, 4}));
+}
+
 } // namespace
