@@ -94,19 +94,29 @@ void emitChunks(std::vector<std::vector<Chunk>> splitChunks,
 
 Result<std::vector<int64_t>> equalTimeBoundaries(double quadratic,
                                                  double linear, int64_t length,
-                                                 int64_t slices) {
+                                                 int64_t slices,
+                                                 int64_t granule) {
   using R = Result<std::vector<int64_t>>;
   if (slices < 1)
     return R::fail("a sequence is cut into at least one slice");
-  if (length < slices)
+  if (granule < 1)
+    return R::fail("slices are cut on multiples of at least one token, not " +
+                   std::to_string(granule));
+  if (granule == 1 && length < slices)
     return R::fail("a " + std::to_string(length) + "-token sequence cannot " +
                    "be cut into " + std::to_string(slices) + " slices");
+  if (length < slices || length / slices < granule)
+    return R::fail("a " + std::to_string(length) + "-token sequence cannot " +
+                   "be cut into " + std::to_string(slices) +
+                   " slices of at least " + std::to_string(granule) +
+                   " tokens");
   if (!(quadratic >= 0) || !(linear >= 0) || !(quadratic > 0 || linear > 0) ||
       !std::isfinite(quadratic + linear))
     return R::fail("slice cost coefficients must be finite, non-negative and "
                    "not both zero");
   const double len = static_cast<double>(length);
   const double whole = quadratic * len * len + linear * len;
+  const double g = static_cast<double>(granule);
   std::vector<int64_t> cuts;
   for (int64_t j = 1; j < slices; ++j) {
     // The root of quadratic x^2 + linear x = c, in a form that is stable
@@ -115,14 +125,20 @@ Result<std::vector<int64_t>> equalTimeBoundaries(double quadratic,
         whole * static_cast<double>(j) / static_cast<double>(slices);
     const double x =
         2.0 * c / (linear + std::sqrt(linear * linear + 4.0 * quadratic * c));
-    cuts.push_back(std::llround(x));
+    // The nearest multiple of the granule, halves up (x / 1 is x: granule
+    // 1 rounds to the nearest token exactly as before).
+    cuts.push_back(std::llround(x / g) * granule);
   }
-  // Every slice keeps at least one token.
+  // Every slice keeps at least a granule, and the cuts stay multiples of
+  // it: the last cut lies at most at the last multiple that leaves the
+  // final slice a granule (length >= slices * granule leaves room for all).
   for (size_t i = 0; i < cuts.size(); ++i)
-    cuts[i] = std::max(cuts[i], (i ? cuts[i - 1] : 0) + 1);
+    cuts[i] = std::max(cuts[i], (i ? cuts[i - 1] : 0) + granule);
+  const int64_t lastCut = (length - granule) / granule * granule;
   for (size_t i = cuts.size(); i-- > 0;) {
-    const int64_t right = i + 1 < cuts.size() ? cuts[i + 1] : length;
-    cuts[i] = std::min(cuts[i], right - 1);
+    const int64_t highest =
+        i + 1 < cuts.size() ? cuts[i + 1] - granule : lastCut;
+    cuts[i] = std::min(cuts[i], highest);
   }
   return R::ok(std::move(cuts));
 }
@@ -133,8 +149,8 @@ Result<SplitMesh> splitMesh(const DppModel &model, int64_t longest,
   if (std::string why = dppModelProblem(model); !why.empty())
     return R::fail(why);
   const SliceCost cost = stageSliceCost(model);
-  Result<std::vector<int64_t>> cuts =
-      equalTimeBoundaries(cost.quadraticMs, cost.linearMs, longest, slices);
+  Result<std::vector<int64_t>> cuts = equalTimeBoundaries(
+      cost.quadraticMs, cost.linearMs, longest, slices, model.sliceGranule);
   if (!cuts)
     return R::fail(cuts.error);
   SplitMesh mesh;
@@ -273,23 +289,30 @@ const char *chunkingModeName(ChunkingMode m) {
   return "?";
 }
 
-int64_t evenSliceTokens(int64_t longest, int64_t slices) {
-  if (longest < 1 || slices < 1)
+int64_t evenSliceTokens(int64_t longest, int64_t slices, int64_t granule) {
+  if (longest < 1 || slices < 1 || granule < 1)
     return 0;
-  return (longest + slices - 1) / slices;
+  const int64_t even = (longest + slices - 1) / slices;
+  return (even + granule - 1) / granule * granule;
 }
 
-std::vector<std::pair<int64_t, int64_t>> evenSlices(int64_t length,
-                                                    int64_t sliceTokens) {
+std::vector<std::pair<int64_t, int64_t>>
+evenSlices(int64_t length, int64_t sliceTokens, int64_t granule) {
   std::vector<std::pair<int64_t, int64_t>> out;
   if (length < 1)
     return out;
-  const int64_t count =
-      sliceTokens < 1 ? 1 : (length + sliceTokens - 1) / sliceTokens;
-  const int64_t base = length / count, longer = length % count;
+  // Slices of at most sliceTokens rounded up to whole granules.
+  const int64_t g = granule < 1 ? 1 : granule;
+  const int64_t capacity = sliceTokens < 1 ? 0 : (sliceTokens + g - 1) / g * g;
+  const int64_t count = capacity < 1 ? 1 : (length + capacity - 1) / capacity;
+  // Whole granules, spread as evenly as they go (the longer slices first);
+  // the last slice also takes the tokens short of a granule.
+  const int64_t granules = length / g;
+  const int64_t base = granules / count, longer = granules % count;
   int64_t begin = 0;
   for (int64_t i = 0; i < count; ++i) {
-    const int64_t end = begin + base + (i < longer ? 1 : 0);
+    const int64_t end =
+        i + 1 == count ? length : begin + (base + (i < longer ? 1 : 0)) * g;
     out.emplace_back(begin, end);
     begin = end;
   }
@@ -310,14 +333,15 @@ Result<Chunking> chunkEvenTokens(const DppModel &model,
   if (longest < slices)
     return R::fail("a " + std::to_string(longest) + "-token sequence cannot " +
                    "be cut into " + std::to_string(slices) + " slices");
-  const int64_t capacity = evenSliceTokens(longest, slices);
+  const int64_t granule = model.sliceGranule;
+  const int64_t capacity = evenSliceTokens(longest, slices, granule);
   const SliceCost cost = stageSliceCost(model);
 
   Chunking out;
   out.mesh.longest = longest;
   out.mesh.slices = slices;
   out.mesh.tokenTarget = capacity;
-  for (const auto &[begin, end] : evenSlices(longest, capacity)) {
+  for (const auto &[begin, end] : evenSlices(longest, capacity, granule)) {
     if (begin > 0)
       out.mesh.boundaries.push_back(begin);
     out.mesh.timeTargetMs =
@@ -335,7 +359,7 @@ Result<Chunking> chunkEvenTokens(const DppModel &model,
   for (int64_t id : order) {
     const int64_t len = lengths[static_cast<size_t>(id)];
     const std::vector<std::pair<int64_t, int64_t>> cuts =
-        evenSlices(len, capacity);
+        evenSlices(len, capacity, granule);
     if (cuts.size() == 1) {
       shorts.push_back(id);
       continue;

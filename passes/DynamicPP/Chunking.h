@@ -19,8 +19,18 @@
 //
 // Choices where the reference is silent (its "split" expression is
 // omitted):
-//  - Cuts are rounded to the nearest token (halves up), then moved apart
-//    just enough that every slice keeps a token (K <= L is required).
+//  - Cuts lie on multiples of the model's slice granule G
+//    (DppModel::sliceGranule; 1 = any token): a job sets its SP degree
+//    d_s, because Ulysses gives each of a stage's d_s ranks an equal part
+//    of every slice. Each cut is rounded to the nearest multiple of G
+//    (halves up; for G = 1 the nearest token), then the cuts are moved
+//    apart, on multiples of G, just enough that every slice keeps at least
+//    G tokens (L >= K G is required). Rounding moves a cut by at most
+//    G / 2 tokens, so the balance suffers by less than G tokens per cut
+//    (only the moving apart, on sequences of barely K G tokens, moves cuts
+//    further). A sequence cut on the mesh is cut on these multiples too;
+//    only its last piece ends at its length, a multiple of G only when the
+//    length is (the dataset pads lengths).
 //  - T_t is the costliest slice of the longest sequence as rounded (its
 //    chunk time, per-chunk part included); T_m its largest slice's tokens
 //    (the first). A sequence is short when it is no longer than b_1; a
@@ -43,11 +53,15 @@
 // The baselines (ChunkingMode), for the reference's ablation and its
 // token-level and batch-level competitors:
 //  - Even tokens (Seq1F1B-like, "w/o wbc"). The slice length is
-//    T = ceil(longest / K), so K still counts the longest sequence's slices
-//    and the planner searches it as before. A sequence longer than T is cut
-//    into ceil(len / T) slices whose token counts differ by at most one
-//    (the longer ones first) - equal tokens, not equal time, so under
-//    causal attention its later slices cost more. The sequences of at most
+//    T = ceil(longest / K) rounded up to a multiple of the slice granule
+//    G, so K still counts the longest sequence's slices and the planner
+//    searches it as before. A sequence longer than T is cut into
+//    ceil(len / T) slices of whole granules, floor(len / G) of them spread
+//    so that the slices differ by at most one granule (the longer ones
+//    first), the last slice also taking the len mod G tokens left over
+//    (for G = 1: token counts that differ by at most one) - equal tokens,
+//    not equal time, so under causal attention its later slices cost
+//    more. The sequences of at most
 //    T tokens are packed first fit decreasing (longest first, ties by id):
 //    into the first chunk, in creation order, with room for them within T
 //    tokens. The tail slices open the first chunks (longest sequence
@@ -75,12 +89,14 @@ namespace plexus::dpp {
 
 /// The K - 1 interior cuts 0 < b_1 < ... < b_{K-1} < length that split
 /// [0, length) into `slices` slices of equal cost under
-/// quadratic ((C + s)^2 - C^2) + linear s, rounded as the file comment
-/// says. Errors: slices < 1, length < slices, negative coefficients or both
-/// zero.
+/// quadratic ((C + s)^2 - C^2) + linear s, rounded to multiples of
+/// `granule` as the file comment says (every slice keeps at least
+/// `granule` tokens). Errors: slices < 1, granule < 1,
+/// length < slices * granule, negative coefficients or both zero.
 Result<std::vector<int64_t>> equalTimeBoundaries(double quadratic,
                                                  double linear, int64_t length,
-                                                 int64_t slices);
+                                                 int64_t slices,
+                                                 int64_t granule = 1);
 
 /// The mesh of the longest sequence and the targets it sets.
 struct SplitMesh {
@@ -92,7 +108,8 @@ struct SplitMesh {
 };
 
 /// The mesh for `longest` tokens in `slices` slices with the stage costs of
-/// `model`. Errors: as equalTimeBoundaries, or a bad model.
+/// `model`, cut on multiples of model.sliceGranule. Errors: as
+/// equalTimeBoundaries, or a bad model.
 Result<SplitMesh> splitMesh(const DppModel &model, int64_t longest,
                             int64_t slices);
 
@@ -144,16 +161,22 @@ enum class ChunkingMode {
 const char *chunkingModeName(ChunkingMode m);
 
 /// The slice length T of even-token chunking with `slices` slices for the
-/// longest sequence: ceil(longest / slices).
-int64_t evenSliceTokens(int64_t longest, int64_t slices);
+/// longest sequence: ceil(longest / slices) rounded up to a multiple of
+/// `granule`. 0 when an argument is below 1.
+int64_t evenSliceTokens(int64_t longest, int64_t slices, int64_t granule = 1);
 
-/// A sequence of `length` tokens cut into ceil(length / sliceTokens)
-/// slices of equal tokens (the first length mod count slices one token
-/// longer): [begin, end) per slice. One slice when length <= sliceTokens.
-std::vector<std::pair<int64_t, int64_t>> evenSlices(int64_t length,
-                                                    int64_t sliceTokens);
+/// A sequence of `length` tokens cut into ceil(length / T) slices of
+/// equal tokens, T = sliceTokens rounded up to a multiple of `granule`:
+/// every slice but the last a multiple of `granule`, the floor(length /
+/// granule) granules spread so that slices differ by at most one (the
+/// first ones longer), the last slice also taking the length mod granule
+/// tokens left over (granule 1: the first length mod count slices one
+/// token longer). [begin, end) per slice; one slice when length <= T.
+std::vector<std::pair<int64_t, int64_t>>
+evenSlices(int64_t length, int64_t sliceTokens, int64_t granule = 1);
 
-/// Even-token chunking with T = evenSliceTokens(longest, slices): every
+/// Even-token chunking with T = evenSliceTokens(longest, slices,
+/// model.sliceGranule): every
 /// sequence longer than T cut by evenSlices, the short ones packed first
 /// fit decreasing into chunks of at most T tokens (see the file comment).
 /// The mesh records the longest sequence's cuts, T as the token target and

@@ -60,6 +60,9 @@ std::string dppModelProblem(const DppModel &m) {
   for (double ms : m.modelStatesMB)
     if (!(ms >= 0) || !std::isfinite(ms))
       return "model states must be finite and non-negative";
+  if (m.sliceGranule < 1)
+    return "the slice granule must be at least one token, not " +
+           std::to_string(m.sliceGranule);
   return "";
 }
 

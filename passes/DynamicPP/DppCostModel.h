@@ -72,6 +72,10 @@ struct DppModel {
   /// Windows carry the working memory of the backward that follows them
   /// (ckpt::CheckpointProblem::backwardWorkingMemory).
   bool backwardWorkingMemory = false;
+  /// Slice boundaries are multiples of this many tokens (1: any token).
+  /// A job sets its SP degree d_s: Ulysses gives each of the stage's d_s
+  /// ranks an equal part of every slice. See Chunking.h.
+  int64_t sliceGranule = 1;
 };
 
 /// Empty when the model is usable; else the first problem.

@@ -402,12 +402,14 @@ Result<DppPlan> planDynamicPipeline(const DppModel &model,
   for (int64_t k = minK; k <= maxK; ++k) {
     SliceTrial trial;
     trial.slices = k;
-    // Even-token slices depend on K only through T = ceil(longest / K):
-    // a K with the previous K's T has its chunks and its outcome.
+    // Even-token slices depend on K only through T = ceil(longest / K),
+    // rounded up to the slice granule: a K with the previous K's T has its
+    // chunks and its outcome.
     if (options.chunkingMode == ChunkingMode::EvenTokens && !trials.empty() &&
         k <= longest) {
       const SliceTrial &previous = trials.back();
-      if (evenSliceTokens(longest, k) == evenSliceTokens(longest, k - 1)) {
+      if (evenSliceTokens(longest, k, model.sliceGranule) ==
+          evenSliceTokens(longest, k - 1, model.sliceGranule)) {
         trial = previous;
         trial.slices = k;
         trial.sameChunksAs =

@@ -78,6 +78,9 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
   a.hidden = shape.hidden;
   a.kvDim = cost::kvBytesPerToken(shape) / (2 * e);
   a.bytesPerElement = e;
+  // Ulysses gives each of the stage's d_s ranks an equal part of every
+  // slice, so slices are cut on multiples of d_s.
+  out.sliceGranule = ds;
   double tokenBytes = 0;
   for (int64_t l = 0; l < shape.layers; ++l) {
     auto b = cost::activationBytesPerToken(shape, l, {maxLength, 0},

@@ -34,7 +34,9 @@
 //    embedding and head on the end stages, two gathered layer buffers);
 //    the budget is the job's usable memory per chip less a reserve of
 //    `reserveFraction` for what the planner's memory model leaves out
-//    (the layer a recompute re-materialises during a backward).
+//    (the layer a recompute re-materialises during a backward);
+//  - slices are cut on multiples of d_s (DppModel::sliceGranule): Ulysses
+//    gives each of a stage's d_s ranks an equal part of every slice.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PASSES_TRAIN_DPPPLANNING_H

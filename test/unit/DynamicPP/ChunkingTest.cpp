@@ -91,6 +91,91 @@ TEST(EqualTimeBoundaries, Errors) {
   EXPECT_FALSE(equalTimeBoundaries(-1, 0, 1000, 2));
 }
 
+TEST(EqualTimeBoundaries, GranuleRoundsToItsMultiples) {
+  // Pure quadratic, L = 1000, K = 2: the exact cut 707.1 lies between 704
+  // and 708, nearer 708.
+  EXPECT_EQ(*equalTimeBoundaries(1.0, 0.0, 1000, 2, 4), (Cuts{708}));
+  // K = 4: 500, 707.1, 866.03 -> 500, 708, 868 (866.03 / 4 = 216.5).
+  EXPECT_EQ(*equalTimeBoundaries(1.0, 0.0, 1000, 4, 4), (Cuts{500, 708, 868}));
+  // Granule 8: 500 / 8 = 62.5 exactly, rounded half up to 504; 707.1 ->
+  // 704 (88.4 granules), 866.03 -> 864 (108.3).
+  EXPECT_EQ(*equalTimeBoundaries(1.0, 0.0, 1000, 4, 8), (Cuts{504, 704, 864}));
+  // Linear only: 250.75, 501.5, 752.25 -> 252, 500, 752.
+  EXPECT_EQ(*equalTimeBoundaries(0.0, 1.0, 1003, 4, 4), (Cuts{252, 500, 752}));
+  // One slice: no cut, whatever the granule.
+  EXPECT_EQ(*equalTimeBoundaries(1.0, 0.0, 1000, 1, 64), Cuts{});
+}
+
+TEST(EqualTimeBoundaries, GranuleKeepsAGranulePerSlice) {
+  // 12 tokens in 3 slices of at least 4: the exact cuts 6.93 and 9.80
+  // both round to 8; moved apart on multiples of 4 they are 4 and 8.
+  EXPECT_EQ(*equalTimeBoundaries(1.0, 0.0, 12, 3, 4), (Cuts{4, 8}));
+  // 14 tokens: 8.08 -> 8 and 11.43 -> 12, but the final slice keeps 4
+  // tokens only below the last multiple of 4 that leaves them (8).
+  EXPECT_EQ(*equalTimeBoundaries(1.0, 0.0, 14, 3, 4), (Cuts{4, 8}));
+  // A length that is no multiple: the cuts are, the final slice is not.
+  EXPECT_EQ(*equalTimeBoundaries(1.0, 0.0, 1003, 2, 4), (Cuts{708}));
+}
+
+TEST(EqualTimeBoundaries, GranuleOneIsTheDefault) {
+  // Granule 1 rounds to the nearest token exactly as before.
+  for (int64_t len : {3, 5, 100, 1000, 1003, 131072})
+    for (int64_t k : {1, 2, 3, 4, 5, 8, 16}) {
+      if (k > len)
+        continue;
+      for (auto [q, l] : {std::pair{1.0, 0.0}, std::pair{0.0, 2.0},
+                          std::pair{1e-6, 32768e-6}, std::pair{3.5, 0.25}})
+        EXPECT_EQ(*equalTimeBoundaries(q, l, len, k, 1),
+                  *equalTimeBoundaries(q, l, len, k))
+            << "L=" << len << " K=" << k;
+    }
+  EXPECT_EQ(*equalTimeBoundaries(1.0, 0.0, 1000, 4, 1), (Cuts{500, 707, 866}));
+  EXPECT_EQ(*equalTimeBoundaries(1.0, 0.0, 3, 3, 1), (Cuts{1, 2}));
+}
+
+TEST(EqualTimeBoundaries, GranuleCutsStayBalanced) {
+  // Every cut is a multiple of the granule, and every slice costs the
+  // target within a granule's marginal cost at the sequence's end.
+  const double q = 1e-6, l = 32768e-6;
+  for (int64_t len : {131072, 131075})
+    for (int64_t g : {2, 4, 8})
+      for (int64_t k : {2, 3, 5, 8, 16}) {
+        Result<Cuts> cuts = equalTimeBoundaries(q, l, len, k, g);
+        ASSERT_TRUE(cuts) << cuts.error;
+        ASSERT_EQ(cuts->size(), static_cast<size_t>(k - 1));
+        const double target =
+            (q * static_cast<double>(len) * static_cast<double>(len) +
+             l * static_cast<double>(len)) /
+            static_cast<double>(k);
+        const double granuleMs =
+            static_cast<double>(g) * (q * 2.0 * static_cast<double>(len) + l);
+        int64_t begin = 0;
+        for (size_t j = 0; j <= cuts->size(); ++j) {
+          const int64_t end = j < cuts->size() ? (*cuts)[j] : len;
+          if (j < cuts->size()) {
+            EXPECT_EQ(end % g, 0) << "G=" << g << " K=" << k;
+          }
+          const double c = static_cast<double>(begin),
+                       s = static_cast<double>(end - begin);
+          EXPECT_NEAR(q * ((c + s) * (c + s) - c * c) + l * s, target,
+                      granuleMs)
+              << "L=" << len << " G=" << g << " K=" << k << " j=" << j;
+          begin = end;
+        }
+      }
+}
+
+TEST(EqualTimeBoundaries, GranuleErrors) {
+  Result<Cuts> r = equalTimeBoundaries(1.0, 0.0, 11, 3, 4);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error, "a 11-token sequence cannot be cut into 3 slices of at "
+                     "least 4 tokens");
+  EXPECT_TRUE(equalTimeBoundaries(1.0, 0.0, 12, 3, 4));
+  EXPECT_FALSE(equalTimeBoundaries(1.0, 0.0, 1000, 2, 0));
+  EXPECT_FALSE(equalTimeBoundaries(1.0, 0.0, 1000, 2, -4));
+  EXPECT_FALSE(equalTimeBoundaries(1.0, 0.0, 1000, 0, 4));
+}
+
 TEST(SplitMesh, TargetsOfThePureQuadraticMesh) {
   Result<SplitMesh> mesh = splitMesh(handModel(1.0, 0.0), 1000, 4);
   ASSERT_TRUE(mesh) << mesh.error;
@@ -105,6 +190,52 @@ TEST(SplitMesh, TargetsOfThePureQuadraticMesh) {
   // The per-chunk part counts in the time target.
   EXPECT_DOUBLE_EQ(splitMesh(handModel(1.0, 0.0, 7.0), 1000, 4)->timeTargetMs,
                    250114.0);
+}
+
+TEST(SplitMesh, CutsOnTheModelsGranule) {
+  DppModel m = handModel(1.0, 0.0);
+  m.sliceGranule = 4;
+  Result<SplitMesh> mesh = splitMesh(m, 1000, 4);
+  ASSERT_TRUE(mesh) << mesh.error;
+  EXPECT_EQ(mesh->boundaries, (Cuts{500, 708, 868}));
+  // Slice costs: 250000, 251264, 252160, 246576.
+  EXPECT_DOUBLE_EQ(mesh->timeTargetMs, 252160.0);
+  EXPECT_EQ(mesh->tokenTarget, 500);
+  // A shorter sequence is cut on the same multiples; only its end is not.
+  EXPECT_EQ(sliceOnMesh(*mesh, 801), (std::vector<std::pair<int64_t, int64_t>>{
+                                         {0, 500}, {500, 708}, {708, 801}}));
+  m.sliceGranule = 0;
+  EXPECT_FALSE(splitMesh(m, 1000, 4));
+  m.sliceGranule = 300;
+  Result<SplitMesh> tooFine = splitMesh(m, 1000, 4);
+  ASSERT_FALSE(tooFine);
+  EXPECT_NE(tooFine.error.find("slices of at least 300 tokens"),
+            std::string::npos);
+}
+
+TEST(Chunking, GranuleAlignsEverySplit) {
+  // The 13B model with 8-way SP on Wikipedia batches: every slice of a
+  // split sequence starts on a multiple of 8, and ends on one or at its
+  // sequence's end.
+  DppModel m = gpt13b(80);
+  m.sliceGranule = 8;
+  const std::vector<int64_t> lengths = wikipediaLengths(3, 512);
+  for (int64_t k : {2, 4, 8, 16}) {
+    SCOPED_TRACE("K " + std::to_string(k));
+    const Chunking c = chunk(m, lengths, k);
+    EXPECT_EQ(chunkingViolation(c.chunks, lengths), "");
+    EXPECT_GT(c.splitSequences, 0);
+    for (int64_t cut : c.mesh.boundaries)
+      EXPECT_EQ(cut % 8, 0);
+    for (const Chunk &ch : c.chunks) {
+      if (!ch.hasSplitSlice())
+        continue;
+      const SequencePiece &p = ch.pieces.front();
+      EXPECT_EQ(p.begin % 8, 0);
+      EXPECT_TRUE(p.end % 8 == 0 ||
+                  p.end == lengths[static_cast<size_t>(p.sequence)]);
+    }
+  }
 }
 
 TEST(Chunking, PackingTinyInputs) {

@@ -64,6 +64,67 @@ TEST(EvenTokens, SliceLengthAndSlices) {
   EXPECT_TRUE(evenSlices(0, 5).empty());
 }
 
+TEST(EvenTokens, SlicesOfWholeGranules) {
+  // T rounds up to a multiple of the granule.
+  EXPECT_EQ(evenSliceTokens(10, 3, 2), 4);
+  EXPECT_EQ(evenSliceTokens(10, 4, 2), 4); // ceil(10 / 4) = 3 -> 4
+  EXPECT_EQ(evenSliceTokens(10, 4, 4), 4);
+  EXPECT_EQ(evenSliceTokens(1000, 3, 4), 336); // 334 -> 336
+  EXPECT_EQ(evenSliceTokens(1001, 4, 4), 252); // 251 -> 252
+  EXPECT_EQ(evenSliceTokens(10, 3, 0), 0);
+  // Granule 2, T = 4: 5 granules over 3 slices, the longer ones first.
+  EXPECT_EQ(evenSlices(10, 4, 2), (Slices{{0, 4}, {4, 8}, {8, 10}}));
+  // Granule 2, T = 6: 12 tokens in two slices of 3 granules.
+  EXPECT_EQ(evenSlices(12, 5, 2), (Slices{{0, 6}, {6, 12}}));
+  // Granule 4: 10 tokens are 2 granules and 2 tokens over 3 slices; the
+  // last slice takes the 2 (granule 1 would cut 4, 3, 3).
+  EXPECT_EQ(evenSlices(10, 4, 4), (Slices{{0, 4}, {4, 8}, {8, 10}}));
+  // T = 3 rounds up to 4 first.
+  EXPECT_EQ(evenSlices(10, 3, 4), (Slices{{0, 4}, {4, 8}, {8, 10}}));
+  // 1000 tokens, T = 336: 250 granules as 84, 83, 83 (granule 1 with
+  // T = 334: 334, 333, 333).
+  EXPECT_EQ(evenSlices(1000, 336, 4),
+            (Slices{{0, 336}, {336, 668}, {668, 1000}}));
+  // 1003 tokens: the last slice also takes the 3 left over.
+  EXPECT_EQ(evenSlices(1003, 336, 4),
+            (Slices{{0, 336}, {336, 668}, {668, 1003}}));
+  // 13 tokens, T = 4: 3 granules and a last slice of 1 token.
+  EXPECT_EQ(evenSlices(13, 4, 4), (Slices{{0, 4}, {4, 8}, {8, 12}, {12, 13}}));
+  EXPECT_EQ(evenSlices(4, 4, 4), (Slices{{0, 4}}));
+}
+
+TEST(EvenTokens, GranuleOneIsTheDefault) {
+  for (int64_t longest : {1, 7, 10, 1000, 1003})
+    for (int64_t k : {1, 2, 3, 4, 7}) {
+      EXPECT_EQ(evenSliceTokens(longest, k, 1), evenSliceTokens(longest, k));
+      for (int64_t len : {1, 5, 10, 999, 1003})
+        EXPECT_EQ(evenSlices(len, evenSliceTokens(longest, k), 1),
+                  evenSlices(len, evenSliceTokens(longest, k)));
+    }
+}
+
+TEST(EvenTokens, ChunkingOnTheGranule) {
+  // K = 3 on 1000 tokens with granule 4: T = 336, the longest cut at 336
+  // and 668; a 500-token sequence in 252 + 248. The 100 tokens fit
+  // neither the longest's tail (332 + 100 > 336) nor the 500's
+  // (248 + 100 > 336): a bin of their own.
+  DppModel m = handModel(1.0, 1.0);
+  m.sliceGranule = 4;
+  const std::vector<int64_t> lengths = {1000, 500, 100};
+  Result<Chunking> c = chunkEvenTokens(m, lengths, 3);
+  ASSERT_TRUE(c) << c.error;
+  EXPECT_EQ(c->mesh.tokenTarget, 336);
+  EXPECT_EQ(c->mesh.boundaries, (std::vector<int64_t>{336, 668}));
+  EXPECT_EQ(chunkingViolation(c->chunks, lengths), "");
+  ASSERT_EQ(c->chunks.size(), 6u);
+  EXPECT_EQ(piecesOf(c->chunks[0]), (Pieces{{0, 336}}));
+  EXPECT_EQ(piecesOf(c->chunks[1]), (Pieces{{0, 332}}));
+  EXPECT_EQ(piecesOf(c->chunks[2]), (Pieces{{0, 332}}));
+  EXPECT_EQ(piecesOf(c->chunks[3]), (Pieces{{1, 252}}));
+  EXPECT_EQ(piecesOf(c->chunks[4]), (Pieces{{1, 248}}));
+  EXPECT_EQ(piecesOf(c->chunks[5]), (Pieces{{2, 100}}));
+}
+
 TEST(EvenTokens, HandCheckedChunking) {
   // K = 2 on a 10-token longest: T = 5. Sequence 0 is cut 5 + 5, sequence
   // 1 (7 tokens) 4 + 3. First fit decreasing over the bins in creation
@@ -217,6 +278,36 @@ TEST(DppBaselines, EvenTokensPlanSearchesTheSliceLength) {
   ASSERT_TRUE(two) << two.error;
   EXPECT_EQ(two->chunking.chunks.size(), 5u);
   EXPECT_EQ(dppPlanViolation(m, *two, lengths), "");
+}
+
+TEST(DppBaselines, EvenTokensSearchesTheGranulesSliceLength) {
+  // Granule 4 on a 16-token longest: T = 16, 8, 8 (6 rounded up), 4 for
+  // K = 1..4, so K = 3 reuses K = 2's outcome.
+  DppModel m = handModel(1.0, 1.0, 3.0);
+  m.sliceGranule = 4;
+  const std::vector<int64_t> lengths = {16, 12, 6, 4, 2};
+  DppOptions o = withMode(ChunkingMode::EvenTokens);
+  o.maxSlices = 4;
+  o.pruneByBound = false;
+  Result<DppPlan> p = planDynamicPipeline(m, lengths, o);
+  ASSERT_TRUE(p) << p.error;
+  EXPECT_EQ(dppPlanViolation(m, *p, lengths), "");
+  ASSERT_EQ(p->trials.size(), 4u);
+  EXPECT_EQ(p->trials[0].sameChunksAs, 0);
+  EXPECT_EQ(p->trials[1].sameChunksAs, 0);
+  EXPECT_EQ(p->trials[2].sameChunksAs, 2);
+  EXPECT_EQ(p->trials[3].sameChunksAs, 0);
+  EXPECT_EQ(p->chunking.mesh.tokenTarget, evenSliceTokens(16, p->slices, 4));
+  // Every slice starts on a multiple of 4 and ends on one or at its
+  // sequence's end (the 6 tokens are cut 4 + 2 when T = 4).
+  for (const Chunk &c : p->chunking.chunks) {
+    if (!c.hasSplitSlice())
+      continue;
+    const SequencePiece &s = c.pieces.front();
+    EXPECT_EQ(s.begin % 4, 0);
+    EXPECT_TRUE(s.end % 4 == 0 ||
+                s.end == lengths[static_cast<size_t>(s.sequence)]);
+  }
 }
 
 TEST(DppBaselines, PackedPlansOneSliceOnly) {

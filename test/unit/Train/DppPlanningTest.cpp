@@ -72,6 +72,8 @@ TEST(DppPlanning, DerivedModelByHand) {
   EXPECT_EQ(m->activation.layers, 4);
   EXPECT_EQ(m->activation.stages, 2);
   EXPECT_EQ(m->activation.spDegree, 4);
+  // Ulysses splits every slice over the stage's 4 ranks.
+  EXPECT_EQ(m->sliceGranule, 4);
   EXPECT_EQ(m->activation.kvDim, 256); // 4 kv heads of 64
   // Selective, GeLU, h = 256: norms 2*2h, attention 2h + 2(q + kv) + 2 kv
   // + 2q + h (mask), feed-forward 2h + 2*2*1024 + h (mask) bytes a token.
@@ -143,6 +145,13 @@ TEST(DppPlanning, PlanConvertsAndLowers) {
   }
   EXPECT_NEAR(sum, p.seconds, 1e-12 * p.seconds);
   EXPECT_EQ(covered, lengths);
+  // Every slice (the lengths are multiples of sp 4) splits evenly over a
+  // stage's Ulysses ranks.
+  for (const lower::PlannedPipeline &pipe : p.pipelines)
+    for (const lower::PlannedChunk &c : pipe.chunks)
+      for (const lower::ChunkSlice &sl : c.slices)
+        EXPECT_EQ(sl.tokens() % 4, 0) << "sequence " << sl.sequence << " ["
+                                      << sl.begin << ", " << sl.end << ")";
   lower::LoweredStep lowered = lower::lowerPipelinedStep(p, plan.model);
   ASSERT_TRUE(lowered.ok()) << lowered.error;
   EXPECT_EQ(lowered.programs.size(), 8u);
