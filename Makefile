@@ -33,6 +33,7 @@ bench: build
 	$(BUILD_DIR)/bin/bench-flexsp
 	$(BUILD_DIR)/bin/bench-dpp
 	$(BUILD_DIR)/bin/bench-serving
+	$(BUILD_DIR)/bin/bench-runtime
 
 clean:
 	rm -rf $(BUILD_DIR)
