@@ -15,6 +15,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <set>
 #include <utility>
@@ -25,19 +26,82 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Adds the seconds of its lifetime to `total`.
+/// This thread's CPU seconds so far (0 where the clock is missing).
+double threadCpuSeconds() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return static_cast<double>(ts.tv_sec) +
+         1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+/// Wall and CPU seconds of a kind of call.
+struct Seconds {
+  double wall = 0, cpu = 0;
+};
+
+/// Adds the wall and thread-CPU seconds of its lifetime to `total`.
 class Timer {
 public:
-  explicit Timer(double &total) : total(total), start(Clock::now()) {}
+  explicit Timer(Seconds &total)
+      : total(total), start(Clock::now()), cpuStart(threadCpuSeconds()) {}
   ~Timer() {
-    total += std::chrono::duration<double>(Clock::now() - start).count();
+    total.wall += std::chrono::duration<double>(Clock::now() - start).count();
+    total.cpu += threadCpuSeconds() - cpuStart;
   }
   Timer(const Timer &) = delete;
   Timer &operator=(const Timer &) = delete;
 
 private:
-  double &total;
+  Seconds &total;
   Clock::time_point start;
+  double cpuStart;
+};
+
+/// The rank's comm with a stopwatch: the Ulysses all-to-alls run inside the
+/// layers, and this is how their time leaves the compute figure for the
+/// communication one.
+class TimedComm : public Comm {
+public:
+  TimedComm(Comm &inner, Seconds &total) : inner(inner), total(total) {}
+  int rank() const override { return inner.rank(); }
+  int size() const override { return inner.size(); }
+
+protected:
+  Status doAllToAll(const Group &group, int, const void *in, void *out,
+                    int64_t count, DType dtype) override {
+    Timer t(total);
+    return inner.allToAll(group, in, out, count, dtype);
+  }
+  Status doAllReduce(const Group &group, int, void *data, int64_t count,
+                     DType dtype) override {
+    Timer t(total);
+    return inner.allReduce(group, data, count, dtype);
+  }
+  Status doAllGather(const Group &group, int, const void *in, void *out,
+                     int64_t count, DType dtype) override {
+    Timer t(total);
+    return inner.allGather(group, in, out, count, dtype);
+  }
+  Status doReduceScatter(const Group &group, int, const void *in, void *out,
+                         int64_t count, DType dtype) override {
+    Timer t(total);
+    return inner.reduceScatter(group, in, out, count, dtype);
+  }
+  Status doSend(int peer, const void *data, int64_t count, DType dtype,
+                int tag) override {
+    Timer t(total);
+    return inner.send(peer, data, count, dtype, tag);
+  }
+  Status doRecv(int peer, void *data, int64_t count, DType dtype,
+                int tag) override {
+    Timer t(total);
+    return inner.recv(peer, data, count, dtype, tag);
+  }
+
+private:
+  Comm &inner;
+  Seconds &total;
 };
 
 std::string listString(const std::vector<int64_t> &v) {
@@ -313,7 +377,9 @@ struct StepExecutor::State {
   bool finished = false;
   int64_t stepCount = 0;
   int64_t stage = -1;
-  double computeTime = 0, commTime = 0;
+  Seconds computeTime, commTime;
+  Seconds ulyssesTime; ///< inside computeTime
+  TimedComm ulyssesComm{comm, ulyssesTime};
 
   explicit State(Comm &comm) : comm(comm) {}
 
@@ -990,7 +1056,7 @@ Status StepExecutor::forward(int64_t stage, LayerRange layers, const Work &work,
   ws->ulysses = r.ulysses;
   ws->hasLayout = true;
   ws->localTokens = r.localTokens;
-  UlyssesGroup sp{&st.comm, r.ulysses};
+  UlyssesGroup sp{&st.ulyssesComm, r.ulysses};
   const UlyssesGroup *spp = r.ulysses.empty() ? nullptr : &sp;
   for (int64_t l = layers.begin; l < layers.end; ++l) {
     KeyValues<float> ctx;
@@ -1043,7 +1109,7 @@ Status StepExecutor::recompute(int64_t stage, LayerRange layers,
   PLXRT_TRY(st.requireGathered(todo, false).withContext(where));
   for (int64_t l : todo)
     PLXRT_TRY(st.checkKv(r, l, false).withContext(where));
-  UlyssesGroup sp{&st.comm, r.ulysses};
+  UlyssesGroup sp{&st.ulyssesComm, r.ulysses};
   const UlyssesGroup *spp = r.ulysses.empty() ? nullptr : &sp;
   for (int64_t l : todo) {
     KeyValues<float> ctx;
@@ -1102,7 +1168,7 @@ Status StepExecutor::backward(int64_t stage, LayerRange layers,
     dy = std::move(ws->bwd.t);
     ws->bwd.reset();
   }
-  UlyssesGroup sp{&st.comm, r.ulysses};
+  UlyssesGroup sp{&st.ulyssesComm, r.ulysses};
   const UlyssesGroup *spp = r.ulysses.empty() ? nullptr : &sp;
   for (int64_t l = layers.end - 1; l >= layers.begin; --l) {
     KeyValues<float> ctx, laterGrad, ctxGrad;
@@ -1590,8 +1656,18 @@ Status StepExecutor::contributeGradients(std::vector<float> &whole) const {
   return Status::success();
 }
 
-double StepExecutor::computeSeconds() const { return s->computeTime; }
-double StepExecutor::commSeconds() const { return s->commTime; }
+double StepExecutor::computeSeconds() const {
+  return s->computeTime.wall - s->ulyssesTime.wall;
+}
+double StepExecutor::commSeconds() const {
+  return s->commTime.wall + s->ulyssesTime.wall;
+}
+double StepExecutor::computeCpuSeconds() const {
+  return s->computeTime.cpu - s->ulyssesTime.cpu;
+}
+double StepExecutor::commCpuSeconds() const {
+  return s->commTime.cpu + s->ulyssesTime.cpu;
+}
 int StepExecutor::rank() const { return s->rank(); }
 int64_t StepExecutor::steps() const { return s->stepCount; }
 

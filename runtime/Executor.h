@@ -245,10 +245,15 @@ public:
   Status contributeGradients(std::vector<float> &whole) const;
 
   /// Seconds spent in compute calls and in communication calls so far
-  /// (steady clock; the Ulysses all-to-alls inside a layer count as
-  /// compute).
+  /// (steady clock). The Ulysses all-to-alls that run inside a layer count
+  /// as communication, not compute.
   double computeSeconds() const;
   double commSeconds() const;
+  /// The same in this thread's CPU seconds: what the rank itself did,
+  /// whatever share of a core it got (waiting in a blocking call costs the
+  /// CPU time of the transport's polling only).
+  double computeCpuSeconds() const;
+  double commCpuSeconds() const;
   /// The rank this executor runs on.
   int rank() const;
   /// Completed optimizer steps.

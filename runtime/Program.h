@@ -21,7 +21,12 @@
 //                  loss and every gradient with the single-process
 //                  referenceStep on rank 0 (exit 1 beyond the tolerance)
 //   --tolerance X  the check's relative tolerance (default 1e-5)
-//   --profile      per rank: compute, communication and step seconds
+//   --profile      per rank, averaged over the steps: compute,
+//                  communication (the Ulysses all-to-alls inside the layers
+//                  included) and step wall seconds; the same compute and
+//                  communication in the rank's own CPU seconds (what it did
+//                  whatever share of a core it got); and the wait in the
+//                  end-of-step loss sum, where early ranks wait for the last
 //
 // Exit codes: 0 success; 1 a failed op or check (the op's error, prefixed
 // "<plan>: error on rank r: ", goes to stderr; ranks that could wait for

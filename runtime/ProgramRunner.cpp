@@ -132,7 +132,7 @@ public:
       return fail(created.status());
     StepExecutor &x = **created;
     const RankProgram program = spec.programs[static_cast<size_t>(rank)];
-    double stepSeconds = 0;
+    double stepSeconds = 0, lossSeconds = 0;
     bool checkFailed = false;
     for (int64_t step = 0; step < flags.steps; ++step) {
       const auto start = std::chrono::steady_clock::now();
@@ -143,7 +143,10 @@ public:
       if (!partial.ok())
         return fail(partial.status());
       double loss = *partial;
+      // Ranks that finish early wait here for the slowest.
+      const auto lossStart = std::chrono::steady_clock::now();
       st = comm.allReduce(world, &loss, 1).withContext("step loss");
+      lossSeconds += seconds(lossStart);
       if (!st.ok())
         return fail(st);
       if (rank == 0) {
@@ -162,19 +165,25 @@ public:
       stepSeconds += seconds(start);
     }
     if (flags.profile) {
-      const double mine[3] = {x.computeSeconds(), x.commSeconds(), stepSeconds};
-      std::vector<double> all(3 * world.size());
-      Status st = comm.allGather(world, mine, all.data(), 3)
+      constexpr int kFields = 6;
+      const double mine[kFields] = {x.computeSeconds(), x.commSeconds(),
+                                    stepSeconds,        x.computeCpuSeconds(),
+                                    x.commCpuSeconds(), lossSeconds};
+      std::vector<double> all(kFields * world.size());
+      Status st = comm.allGather(world, mine, all.data(), kFields)
                       .withContext("profile gather");
       if (!st.ok())
         return fail(st);
       if (rank == 0) {
         const double n = static_cast<double>(flags.steps);
-        for (size_t r = 0; r < world.size(); ++r)
+        for (size_t r = 0; r < world.size(); ++r) {
+          const double *f = &all[kFields * r];
           std::printf("rank %zu: compute %.4f s, communication %.4f s, step "
-                      "%.4f s\n",
-                      r, all[3 * r] / n, all[3 * r + 1] / n,
-                      all[3 * r + 2] / n);
+                      "%.4f s (cpu: compute %.4f s, communication %.4f s; "
+                      "loss sync %.4f s)\n",
+                      r, f[0] / n, f[1] / n, f[2] / n, f[3] / n, f[4] / n,
+                      f[5] / n);
+        }
         std::fflush(stdout);
       }
     }
