@@ -15,7 +15,8 @@
 #    communicator on the same GPU, and the plan needs 8 ranks.
 #    GPU_CHECK_E2E=1 builds and runs it anyway.
 # 5. plxrt-cuda-bench: cuBLAS sgemm TFLOP/s and the RMSNorm kernel's TB/s
-#    against the H200's peaks (FP32 67 TFLOP/s, HBM3e 4.8 TB/s).
+#    against the H200's peaks (FP32 67 TFLOP/s, HBM3e 4.8 TB/s), and the
+#    attention forward's TFLOP/s against the FP32 peak and the sgemm.
 # JOBS=N limits ninja to N jobs (default: ninja's own). Every step runs
 # even after a failed one; the script ends with a summary
 # and exits 1 if any step failed.

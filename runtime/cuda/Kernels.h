@@ -6,9 +6,10 @@
 // the message.
 //
 // Numbers: the GPU adds in its own order (cuBLAS picks its algorithm; the
-// RMSNorm sums a row as a tree over threads), so results are close to the
-// CPU kernels' but not bit-identical. The handle's math mode is left to the
-// caller; CUBLAS_DEFAULT_MATH keeps full fp32 products (no TF32) unless
+// RMSNorm sums a row as a tree over threads; attention sums over key tiles
+// with an online softmax), so results are close to the CPU kernels' but not
+// bit-identical. The handle's math mode is left to the caller;
+// CUBLAS_DEFAULT_MATH keeps full fp32 products (no TF32) unless
 // NVIDIA_TF32_OVERRIDE says otherwise.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +17,7 @@
 #define PLEXUS_RUNTIME_CUDA_KERNELS_H
 
 #include "runtime/Status.h"
+#include "runtime/cpu/Kernels.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -40,6 +42,36 @@ Status matmul(cublasHandle_t handle, const float *a, bool transA,
 Status rmsNormForward(const float *x, const float *gain, int64_t rows,
                       int64_t width, double eps, float *y, float *rstd,
                       cudaStream_t stream);
+
+/// cpu::attentionForward on the device, fp32 (Attention.cu): causal
+/// softmax attention, scale 1 / sqrt(headDim), over the slices of a batch,
+/// with the same layouts. q and out are [rows, heads, headDim]; k and v
+/// [rows, kvHeads, headDim]; ctxK and ctxV [contextRows, kvHeads, headDim]
+/// (null allowed when contextRows is 0); lse [rows, heads]. rows must be
+/// the slices' total tokens and contextRows their total context. heads must
+/// be a multiple of kvHeads, headDim 1..128. Sizes are checked before any
+/// CUDA call; then one launch per 48 slices, nothing synchronises.
+Status attentionForward(const std::vector<Slice> &slices,
+                        cpu::AttentionHeads shape, int64_t rows,
+                        int64_t contextRows, const float *q, const float *k,
+                        const float *v, const float *ctxK, const float *ctxV,
+                        float *out, float *lse, cudaStream_t stream);
+
+/// cpu::attentionBackward on the device: dq, dk, dv and the context's
+/// dctxK, dctxV (each skipped when null) from dout and the forward's out
+/// and lse, all overwritten (every row is written, no zeroing needed).
+/// Recomputes the probabilities from lse; three kernels (D = rowsum(dout *
+/// out), then a query-parallel dq and a key-parallel dk/dv), no atomics:
+/// the sums run in a fixed order, so a GPU repeats its own bits. D lives
+/// in rows * heads floats of stream-ordered scratch (cudaMallocAsync /
+/// cudaFreeAsync on `stream`).
+Status attentionBackward(const std::vector<Slice> &slices,
+                         cpu::AttentionHeads shape, int64_t rows,
+                         int64_t contextRows, const float *q, const float *k,
+                         const float *v, const float *ctxK, const float *ctxV,
+                         const float *out, const float *lse, const float *dout,
+                         float *dq, float *dk, float *dv, float *dctxK,
+                         float *dctxV, cudaStream_t stream);
 
 } // namespace plexus::runtime::cuda
 

@@ -6,7 +6,13 @@
 //     achieved TFLOP/s (2 m n k per product) and its ratio to the FP32 peak;
 //   - rmsNormForward, our own kernel; prints the achieved bandwidth (x read,
 //     y written, the gain and rstd) and its ratio to the HBM peak, next to
-//     a device-to-device cudaMemcpy of the same rows as a practical ceiling.
+//     a device-to-device cudaMemcpy of the same rows as a practical ceiling;
+//   - attentionForward, our own kernel (Attention.cu), causal, 4 slices of
+//     4,096 tokens, 32 query heads over 8 K/V heads, head width 128; prints
+//     the achieved TFLOP/s counting 4 d FLOPs per causal (query, key) pair
+//     (QK^T and PV, 2 FLOPs per multiply-add), its ratio to the FP32 peak,
+//     and its ratio to one cublasSgemm of the same FLOP count (8192 x 8192
+//     x 4096) timed in the same run.
 // Each timing is the mean of a run of back-to-back launches between two
 // CUDA events, after warm-up launches. Inputs are filled with cudaMemset
 // (every float 0x3c3c3c3c, about 0.0115) and one output element is checked
@@ -30,6 +36,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <vector>
 
 using namespace plexus::runtime;
 using namespace plexus::runtime::cuda;
@@ -93,8 +100,10 @@ int itersFor(double work, double rate, double target) {
   return n < 5 ? 5 : n > 200 ? 200 : static_cast<int>(n);
 }
 
+/// Times one m x n x k sgemm; its TFLOP/s go to `achieved` when given.
 Status benchMatmul(cublasHandle_t handle, cudaStream_t stream, int64_t m,
-                   int64_t n, int64_t k, const char *label) {
+                   int64_t n, int64_t k, const char *label,
+                   double *achieved = nullptr) {
   Buffer a, b, c;
   PLXRT_TRY(a.make(static_cast<size_t>(m * k), "A"));
   PLXRT_TRY(b.make(static_cast<size_t>(k * n), "B"));
@@ -108,14 +117,14 @@ Status benchMatmul(cublasHandle_t handle, cudaStream_t stream, int64_t m,
   PLXRT_TRY(timeIt(stream, 3, itersFor(flops, 40e12, 0.2), launch, seconds));
   // Every element of C is the sum of k products v * v.
   float got = 0;
-  PLXRT_TRY(checkCuda(
-      cudaMemcpy(&got, c.ptr, sizeof got, cudaMemcpyDeviceToHost),
-      "cudaMemcpy of C[0]"));
+  PLXRT_TRY(
+      checkCuda(cudaMemcpy(&got, c.ptr, sizeof got, cudaMemcpyDeviceToHost),
+                "cudaMemcpy of C[0]"));
   const double v = fillValue();
   const double want = static_cast<double>(k) * v * v;
   if (!(std::fabs(got - want) <= 2e-3 * want))
-    return Status::error(std::string("sgemm ") + label + ": C[0] = " +
-                         std::to_string(got) + ", expected " +
+    return Status::error(std::string("sgemm ") + label +
+                         ": C[0] = " + std::to_string(got) + ", expected " +
                          std::to_string(want));
   const double tflops = flops / seconds * 1e-12;
   std::printf("sgemm %-22s %5lldx%-5lldx%5lld  %9.3f ms  %6.2f TFLOP/s  "
@@ -123,6 +132,8 @@ Status benchMatmul(cublasHandle_t handle, cudaStream_t stream, int64_t m,
               label, static_cast<long long>(m), static_cast<long long>(n),
               static_cast<long long>(k), seconds * 1e3, tflops,
               100.0 * tflops / kPeakFp32TeraFlops, kPeakFp32TeraFlops);
+  if (achieved)
+    *achieved = tflops;
   return Status::success();
 }
 
@@ -145,14 +156,14 @@ Status benchRmsNorm(cudaStream_t stream, int64_t rows, int64_t width,
   double seconds = 0;
   PLXRT_TRY(timeIt(stream, 3, itersFor(bytes, 3e12, 0.2), launch, seconds));
   float got = 0;
-  PLXRT_TRY(checkCuda(
-      cudaMemcpy(&got, y.ptr, sizeof got, cudaMemcpyDeviceToHost),
-      "cudaMemcpy of y[0]"));
+  PLXRT_TRY(
+      checkCuda(cudaMemcpy(&got, y.ptr, sizeof got, cudaMemcpyDeviceToHost),
+                "cudaMemcpy of y[0]"));
   const double v = fillValue();
   const double want = v / std::sqrt(v * v + eps) * v;
   if (!(std::fabs(got - want) <= 1e-5 * std::fabs(want)))
-    return Status::error(std::string("rms_norm ") + label + ": y[0] = " +
-                         std::to_string(got) + ", expected " +
+    return Status::error(std::string("rms_norm ") + label +
+                         ": y[0] = " + std::to_string(got) + ", expected " +
                          std::to_string(want));
   auto copyLaunch = [&] {
     return checkCuda(cudaMemcpyAsync(copy.ptr, x.ptr, elems * sizeof(float),
@@ -160,16 +171,74 @@ Status benchRmsNorm(cudaStream_t stream, int64_t rows, int64_t width,
                      "cudaMemcpyAsync");
   };
   double copySeconds = 0;
-  PLXRT_TRY(timeIt(stream, 3, itersFor(bytes, 3e12, 0.2), copyLaunch,
-                   copySeconds));
+  PLXRT_TRY(
+      timeIt(stream, 3, itersFor(bytes, 3e12, 0.2), copyLaunch, copySeconds));
   const double tbps = bytes / seconds * 1e-12;
-  const double copyTbps = 2.0 * static_cast<double>(elems) * 4.0 /
-                          copySeconds * 1e-12;
+  const double copyTbps =
+      2.0 * static_cast<double>(elems) * 4.0 / copySeconds * 1e-12;
   std::printf("rms_norm %-19s %6lldx%-6lld  %9.3f ms  %5.2f TB/s  %5.1f%% of "
               "%.1f TB/s HBM peak (memcpy of the rows: %.2f TB/s)\n",
               label, static_cast<long long>(rows),
               static_cast<long long>(width), seconds * 1e3, tbps,
               100.0 * tbps / kPeakHbmTeraBytes, kPeakHbmTeraBytes, copyTbps);
+  return Status::success();
+}
+
+/// The attention forward over `slices` slices of `tokens` tokens (no
+/// context), against the FP32 peak and against `sgemmTflops`, the cuBLAS
+/// sgemm rate measured at `sgemmShape` in this run. With every input equal
+/// the softmax is uniform: token i gets out = v and lse = d v^2 / sqrt(d) +
+/// log(i + 1), checked on the first slice's last token.
+Status benchAttention(cudaStream_t stream, int64_t slices, int64_t tokens,
+                      int64_t heads, int64_t kvHeads, int64_t d,
+                      double sgemmTflops, const char *sgemmShape) {
+  const std::vector<Slice> batch(static_cast<size_t>(slices), Slice{tokens, 0});
+  const int64_t rows = slices * tokens;
+  Buffer q, k, v, out, lse;
+  PLXRT_TRY(q.make(static_cast<size_t>(rows * heads * d), "q"));
+  PLXRT_TRY(k.make(static_cast<size_t>(rows * kvHeads * d), "k"));
+  PLXRT_TRY(v.make(static_cast<size_t>(rows * kvHeads * d), "v"));
+  PLXRT_TRY(out.make(static_cast<size_t>(rows * heads * d), "out"));
+  PLXRT_TRY(lse.make(static_cast<size_t>(rows * heads), "lse"));
+  const cpu::AttentionHeads shape{heads, kvHeads, d};
+  const double pairs = static_cast<double>(slices * heads) *
+                       static_cast<double>(tokens) *
+                       static_cast<double>(tokens + 1) / 2.0;
+  const double flops = 4.0 * static_cast<double>(d) * pairs;
+  auto launch = [&] {
+    return attentionForward(batch, shape, rows, 0, q.ptr, k.ptr, v.ptr, nullptr,
+                            nullptr, out.ptr, lse.ptr, stream);
+  };
+  double seconds = 0;
+  PLXRT_TRY(timeIt(stream, 2, itersFor(flops, 20e12, 0.2), launch, seconds));
+  // Head 0 of the first slice's last token, which sees `tokens` keys.
+  float gotOut = 0, gotLse = 0;
+  PLXRT_TRY(checkCuda(cudaMemcpy(&gotOut, out.ptr + (tokens - 1) * heads * d,
+                                 sizeof gotOut, cudaMemcpyDeviceToHost),
+                      "cudaMemcpy of out"));
+  PLXRT_TRY(checkCuda(cudaMemcpy(&gotLse, lse.ptr + (tokens - 1) * heads,
+                                 sizeof gotLse, cudaMemcpyDeviceToHost),
+                      "cudaMemcpy of lse"));
+  const double fill = fillValue();
+  const double wantLse =
+      static_cast<double>(d) * fill * fill / std::sqrt(static_cast<double>(d)) +
+      std::log(static_cast<double>(tokens));
+  // That out is a sum of `tokens` products in fp32: the sgemm's tolerance.
+  if (!(std::fabs(gotOut - fill) <= 2e-3 * fill) ||
+      !(std::fabs(gotLse - wantLse) <= 1e-4 * std::fabs(wantLse)))
+    return Status::error(
+        "attention_forward: out of the last token = " + std::to_string(gotOut) +
+        " (expected " + std::to_string(fill) + "), lse of the last token = " +
+        std::to_string(gotLse) + " (expected " + std::to_string(wantLse) + ")");
+  const double tflops = flops / seconds * 1e-12;
+  std::printf("attention_forward %lld x %lld tok, %lld/%lld heads, d %lld  "
+              "%9.3f ms  %6.2f TFLOP/s  %5.1f%% of %.0f TFLOP/s FP32 peak, "
+              "%.2fx cuBLAS sgemm (%.2f TFLOP/s at %s)\n",
+              static_cast<long long>(slices), static_cast<long long>(tokens),
+              static_cast<long long>(heads), static_cast<long long>(kvHeads),
+              static_cast<long long>(d), seconds * 1e3, tflops,
+              100.0 * tflops / kPeakFp32TeraFlops, kPeakFp32TeraFlops,
+              tflops / sgemmTflops, sgemmTflops, sgemmShape);
   return Status::success();
 }
 
@@ -215,6 +284,16 @@ Status run() {
       break;
     st = benchRmsNorm(stream, r.rows, r.width, r.label);
   }
+  // Causal attention over 4 x 4,096 tokens, 32 heads of 128: 4 d FLOPs per
+  // (query, key) pair, 5.50e11 in all, the FLOPs of an 8192 x 8192 x 4096
+  // sgemm, which is timed first as the comparison.
+  double sgemmTflops = 0;
+  if (st.ok())
+    st = benchMatmul(handle, stream, 8192, 8192, 4096, "attention's FLOPs",
+                     &sgemmTflops);
+  if (st.ok())
+    st = benchAttention(stream, 4, 4096, 32, 8, 128, sgemmTflops,
+                        "8192x8192x4096");
   if (handle)
     (void)cublasDestroy(handle);
   (void)cudaStreamDestroy(stream);

@@ -2,13 +2,16 @@
 //
 // Runs on every machine. Without a GPU it checks what can be checked: the
 // error messages of the status helpers, that the device query fails with
-// "no CUDA device", and that NcclComm::create refuses to start with the
-// same words. With a GPU the kernels are compared against the CPU kernels
-// (within a tolerance: the GPU adds in its own order) and a one-rank
-// NcclComm runs its group-of-one paths and its argument checks, also behind
-// a StagedComm on host buffers.
+// "no CUDA device", that NcclComm::create refuses to start with the same
+// words, and that the kernels' argument checks come before any CUDA call.
+// With a GPU the kernels are compared against the CPU kernels (within a
+// tolerance: the GPU adds in its own order), attention on random inputs
+// with context and grouped heads, and a one-rank NcclComm runs its
+// group-of-one paths and its argument checks, also behind a StagedComm on
+// host buffers.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/Tensor.h"
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/CudaStatus.h"
@@ -180,6 +183,214 @@ TEST(RuntimeCuda, RmsNormForwardMatchesTheCpuKernel) {
     EXPECT_NEAR(gotR[r], rstd[r], 1e-5 * std::fabs(rstd[r]));
   for (size_t i = 0; i < y.size(); ++i)
     EXPECT_NEAR(gotY[i], y[i], 1e-5) << "element " << i;
+}
+
+/// A tensor of `n` values uniform on [-bound, bound) from stream `stream`.
+Tensor uniform(int64_t n, uint64_t stream, float bound) {
+  Tensor t({n});
+  fillUniform(t, streamKey(0xa77e, stream), bound);
+  return t;
+}
+
+std::vector<float> values(const Tensor &t) {
+  return std::vector<float>(t.data(), t.data() + t.numel());
+}
+
+Tensor tensorOf(const std::vector<float> &v) {
+  Tensor t({static_cast<int64_t>(v.size())});
+  for (size_t i = 0; i < v.size(); ++i)
+    t[static_cast<int64_t>(i)] = v[i];
+  return t;
+}
+
+/// Expects `s` to fail with "<lead>: <reason>", the reason containing
+/// `reason`: an argument check, not a CUDA error.
+void expectArgumentError(const Status &s, const std::string &lead,
+                         const std::string &reason) {
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message().rfind(lead + ": ", 0), 0u) << s.message();
+  EXPECT_NE(s.message().find(reason), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find("launch failed"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(s.message().find("cudaMallocAsync"), std::string::npos)
+      << s.message();
+}
+
+TEST(RuntimeCuda, AttentionChecksArgumentsBeforeTheDevice) {
+  // Every call here fails (or, with nothing to do, succeeds) before its
+  // first CUDA call, so the results are the same with and without a GPU.
+  const std::vector<Slice> slices = {{5, 0}, {3, 2}};
+  std::vector<float> host(64 * 16, 0.0f);
+  float *h = host.data();
+  const std::string fwd = "attention_forward of 2 slices (8 rows, 2 context "
+                          "rows), 4 heads over ";
+  expectArgumentError(cuda::attentionForward(slices, {4, 3, 16}, 8, 2, h, h, h,
+                                             h, h, h, h, nullptr),
+                      fwd + "3 K/V heads of 16",
+                      "heads = 4 must be a positive multiple of kv_heads = 3");
+  expectArgumentError(cuda::attentionForward(slices, {4, 2, 129}, 8, 2, h, h, h,
+                                             h, h, h, h, nullptr),
+                      fwd + "2 K/V heads of 129",
+                      "head_dim = 129 is outside 1..128");
+  expectArgumentError(cuda::attentionForward(slices, {4, 2, 16}, 9, 2, h, h, h,
+                                             h, h, h, h, nullptr),
+                      "attention_forward of 2 slices (9 rows, 2 context "
+                      "rows), 4 heads over 2 K/V heads of 16",
+                      "the slices hold 8 tokens but rows = 9");
+  expectArgumentError(cuda::attentionForward(slices, {4, 2, 16}, 8, 0, h, h, h,
+                                             h, h, h, h, nullptr),
+                      "attention_forward of 2 slices (8 rows, 0 context "
+                      "rows), 4 heads over 2 K/V heads of 16",
+                      "the slices hold 2 context tokens but context rows = 0");
+  expectArgumentError(cuda::attentionForward({{5, 0}, {-1, 2}}, {4, 2, 16}, 4,
+                                             2, h, h, h, h, h, h, h, nullptr),
+                      "attention_forward of 2 slices (4 rows, 2 context "
+                      "rows), 4 heads over 2 K/V heads of 16",
+                      "slice 1 has tokens = -1 and context = 2; both must be "
+                      ">= 0");
+  expectArgumentError(cuda::attentionForward(slices, {4, 2, 16}, 8, 2, h, h, h,
+                                             nullptr, h, h, h, nullptr),
+                      fwd + "2 K/V heads of 16", "ctx_k is null");
+  // The size error wins over null buffers: the checks run in order.
+  expectArgumentError(cuda::attentionForward(slices, {4, 2, 0}, 8, 2, nullptr,
+                                             nullptr, nullptr, nullptr, nullptr,
+                                             nullptr, nullptr, nullptr),
+                      fwd + "2 K/V heads of 0", "head_dim = 0 is outside");
+
+  const std::string bwd = "attention_backward of 2 slices (8 rows, 2 context "
+                          "rows), 4 heads over 2 K/V heads of ";
+  expectArgumentError(cuda::attentionBackward(slices, {4, 2, 200}, 8, 2, h, h,
+                                              h, h, h, h, h, h, h, h, h, h, h,
+                                              nullptr),
+                      bwd + "200", "head_dim = 200 is outside 1..128");
+  expectArgumentError(cuda::attentionBackward(slices, {4, 2, 16}, 8, 2, h, h, h,
+                                              h, h, h, h, h, nullptr, h, h, h,
+                                              h, nullptr),
+                      bwd + "16", "dq is null");
+  expectArgumentError(
+      cuda::attentionBackward({{5, -2}, {3, 4}}, {4, 2, 16}, 8, 2, h, h, h, h,
+                              h, h, h, h, h, h, h, h, h, nullptr),
+      "attention_backward of 2 slices (8 rows, 2 context rows), 4 heads over "
+      "2 K/V heads of 16",
+      "slice 0 has tokens = 5 and context = -2");
+
+  // Nothing to do is success on any machine: no CUDA call is made.
+  EXPECT_TRUE(cuda::attentionForward({}, {4, 2, 16}, 0, 0, nullptr, nullptr,
+                                     nullptr, nullptr, nullptr, nullptr,
+                                     nullptr, nullptr)
+                  .ok());
+  EXPECT_TRUE(cuda::attentionForward({{0, 0}, {0, 0}}, {4, 2, 16}, 0, 0,
+                                     nullptr, nullptr, nullptr, nullptr,
+                                     nullptr, nullptr, nullptr, nullptr)
+                  .ok());
+  // Context without tokens and without context gradients: nothing owed.
+  EXPECT_TRUE(cuda::attentionBackward({{0, 3}}, {4, 2, 16}, 0, 3, nullptr,
+                                      nullptr, nullptr, h, h, nullptr, nullptr,
+                                      nullptr, nullptr, nullptr, nullptr,
+                                      nullptr, nullptr, nullptr)
+                  .ok());
+}
+
+TEST(RuntimeCuda, AttentionMatchesTheCpuKernels) {
+  // Several slices, some with context, one without tokens (its context
+  // still gets zero gradients), several query tiles of 64, query heads 4
+  // over K/V heads 2; head widths of each padded kernel (32, 64, 128).
+  const std::vector<Slice> slices = {{70, 0}, {5, 3}, {130, 45},
+                                     {0, 7},  {1, 0}, {64, 64}};
+  int64_t rows = 0, contextRows = 0;
+  for (const Slice &s : slices) {
+    rows += s.tokens;
+    contextRows += s.context;
+  }
+  const std::string lead = "attention_forward of 6 slices (270 rows, 119 "
+                           "context rows), 4 heads over 2 K/V heads of 16: ";
+  if (!haveDevice()) {
+    // Past the checks, the first CUDA call fails as an error value naming
+    // the op, not a crash.
+    const cpu::AttentionHeads shape{4, 2, 16};
+    std::vector<float> q(rows * 4 * 16), kv(rows * 2 * 16),
+        ctx(contextRows * 2 * 16), lse(rows * 4);
+    Status f = cuda::attentionForward(
+        slices, shape, rows, contextRows, q.data(), kv.data(), kv.data(),
+        ctx.data(), ctx.data(), q.data(), lse.data(), nullptr);
+    ASSERT_FALSE(f.ok());
+    EXPECT_EQ(f.message().rfind(lead + "kernel launch failed: ", 0), 0u)
+        << f.message();
+    Status b = cuda::attentionBackward(
+        slices, shape, rows, contextRows, q.data(), kv.data(), kv.data(),
+        ctx.data(), ctx.data(), q.data(), lse.data(), q.data(), q.data(),
+        kv.data(), kv.data(), ctx.data(), ctx.data(), nullptr);
+    ASSERT_FALSE(b.ok());
+    EXPECT_EQ(b.message().rfind("attention_backward of 6 slices (270 rows, "
+                                "119 context rows), 4 heads over 2 K/V heads "
+                                "of 16: cudaMallocAsync of the row dots "
+                                "failed: ",
+                                0),
+              0u)
+        << b.message();
+    return;
+  }
+  for (int64_t d : {16, 40, 128}) {
+    SCOPED_TRACE("head_dim " + std::to_string(d));
+    const cpu::AttentionHeads shape{4, 2, d};
+    const int64_t qn = rows * 4 * d, kn = rows * 2 * d,
+                  cn = contextRows * 2 * d;
+    const Tensor q = uniform(qn, 1, 1.0f), k = uniform(kn, 2, 1.0f),
+                 v = uniform(kn, 3, 1.0f), ctxK = uniform(cn, 4, 1.0f),
+                 ctxV = uniform(cn, 5, 1.0f), dout = uniform(qn, 6, 1.0f);
+    Tensor out({qn}), lse({rows * 4}), dq({qn}), dk({kn}), dv({kn}),
+        dctxK({cn}), dctxV({cn});
+    cpu::attentionForward(slices, shape, q.data(), k.data(), v.data(),
+                          ctxK.data(), ctxV.data(), out.data(), lse.data());
+    cpu::attentionBackward(slices, shape, q.data(), k.data(), v.data(),
+                           ctxK.data(), ctxV.data(), out.data(), lse.data(),
+                           dout.data(), dq.data(), dk.data(), dv.data(),
+                           dctxK.data(), dctxV.data());
+
+    DeviceBuffer gq(values(q)), gk(values(k)), gv(values(v)),
+        gctxK(values(ctxK)), gctxV(values(ctxV)), gdout(values(dout));
+    // Outputs start as NaN, so a row the kernels miss shows.
+    const float nan = std::nanf("");
+    DeviceBuffer gout(std::vector<float>(qn, nan)),
+        glse(std::vector<float>(rows * 4, nan)),
+        gdq(std::vector<float>(qn, nan)), gdk(std::vector<float>(kn, nan)),
+        gdv(std::vector<float>(kn, nan)), gdctxK(std::vector<float>(cn, nan)),
+        gdctxV(std::vector<float>(cn, nan));
+    Status st = cuda::attentionForward(slices, shape, rows, contextRows, gq.ptr,
+                                       gk.ptr, gv.ptr, gctxK.ptr, gctxV.ptr,
+                                       gout.ptr, glse.ptr, nullptr);
+    ASSERT_TRUE(st.ok()) << st.message();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_LT(normRelativeError(tensorOf(gout.toHost()), out), 1e-4);
+    EXPECT_LT(normRelativeError(tensorOf(glse.toHost()), lse), 1e-4);
+
+    // The backward from the CPU's out and lse, so that it is compared
+    // alone.
+    DeviceBuffer cpuOut(values(out)), cpuLse(values(lse));
+    auto backward = [&](float *dctxKPtr, float *dctxVPtr) {
+      return cuda::attentionBackward(
+          slices, shape, rows, contextRows, gq.ptr, gk.ptr, gv.ptr, gctxK.ptr,
+          gctxV.ptr, cpuOut.ptr, cpuLse.ptr, gdout.ptr, gdq.ptr, gdk.ptr,
+          gdv.ptr, dctxKPtr, dctxVPtr, nullptr);
+    };
+    st = backward(gdctxK.ptr, gdctxV.ptr);
+    ASSERT_TRUE(st.ok()) << st.message();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<float> firstDq = gdq.toHost(), firstDk = gdk.toHost();
+    EXPECT_LT(normRelativeError(tensorOf(firstDq), dq), 1e-4);
+    EXPECT_LT(normRelativeError(tensorOf(firstDk), dk), 1e-4);
+    EXPECT_LT(normRelativeError(tensorOf(gdv.toHost()), dv), 1e-4);
+    EXPECT_LT(normRelativeError(tensorOf(gdctxK.toHost()), dctxK), 1e-4);
+    EXPECT_LT(normRelativeError(tensorOf(gdctxV.toHost()), dctxV), 1e-4);
+
+    // No atomics: a second run (this time without the context's
+    // gradients) repeats the bits.
+    st = backward(nullptr, nullptr);
+    ASSERT_TRUE(st.ok()) << st.message();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_EQ(gdq.toHost(), firstDq);
+    EXPECT_EQ(gdk.toHost(), firstDk);
+  }
 }
 
 TEST(RuntimeCuda, NcclCommStartsOrSaysThereIsNoDevice) {
