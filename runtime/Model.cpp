@@ -1,15 +1,21 @@
 //===- Model.cpp - A GPT-style decoder: forward, backward, recompute ------===//
 //
 // Shapes are checked at every entry point, then the kernels of
-// runtime/cpu/Kernels.h do the arithmetic. Weight gradients are added with
-// accumulating matmuls (dW += X^T dY), in a fixed order per layer, so a
-// step's gradients are reproducible bit for bit.
+// runtime/cpu/Kernels.h do the arithmetic, except that in fp32 every matmul
+// and the attention core's forward and backward go to the installed
+// KernelOffload when there is one (runtime/Offload.h; the CUDA backend's
+// runs them on the GPU). Without one the results are the CPU kernels',
+// bit for bit. Weight gradients are added with accumulating matmuls (dW +=
+// X^T dY), in a fixed order per layer, so a step's gradients are
+// reproducible bit for bit.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/Model.h"
+#include "runtime/Offload.h"
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 namespace plexus::runtime {
 
@@ -17,11 +23,27 @@ namespace {
 
 template <typename T> using TensorT = BasicTensor<T>;
 
-/// cpu::matmul on tensors: c (+)= op(a) op(b), op(a) m x k, op(b) k x n.
+/// cpu::matmul on tensors: c (+)= op(a) op(b), op(a) m x k, op(b) k x n;
+/// on the installed offload when there is one (runtime/Offload.h), fp32
+/// only: the double instantiations (the gradient checks) always stay on
+/// the CPU kernels. `what` names the product in an offload's error, e.g.
+/// "q projection on CUDA device 0: ...". The attention core below
+/// dispatches the same way.
 template <typename T>
-void mm(const TensorT<T> &a, bool ta, const TensorT<T> &b, bool tb,
-        TensorT<T> &c, int64_t m, int64_t n, int64_t k, bool accumulate) {
+Status mm(const char *what, const TensorT<T> &a, bool ta, const TensorT<T> &b,
+          bool tb, TensorT<T> &c, int64_t m, int64_t n, int64_t k,
+          bool accumulate) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (KernelOffload *offload = kernelOffload()) {
+      Status st = offload->matmul(a.data(), ta, b.data(), tb, c.data(), m, n, k,
+                                  accumulate);
+      if (!st.ok())
+        return st.withContext(std::string(what) + " on " + offload->name());
+      return Status::success();
+    }
+  }
   cpu::matmul(a.data(), ta, b.data(), tb, c.data(), m, n, k, accumulate);
+  return Status::success();
 }
 
 template <typename T>
@@ -301,9 +323,12 @@ Status attentionInputForward(const ModelConfig &c, const LayerWeights<T> &w,
   q.resize({rows, hq, d});
   k.resize({rows, hk, d});
   v.resize({rows, hk, d});
-  mm(acts.normed1, false, w.wq, false, q, rows, hq * d, h, false);
-  mm(acts.normed1, false, w.wk, false, k, rows, hk * d, h, false);
-  mm(acts.normed1, false, w.wv, false, v, rows, hk * d, h, false);
+  PLXRT_TRY(mm("q projection", acts.normed1, false, w.wq, false, q, rows,
+               hq * d, h, false));
+  PLXRT_TRY(mm("k projection", acts.normed1, false, w.wk, false, k, rows,
+               hk * d, h, false));
+  PLXRT_TRY(mm("v projection", acts.normed1, false, w.wv, false, v, rows,
+               hk * d, h, false));
   cpu::rope(q.data(), rows, hq, d, positions.data(), c.ropeBase, false);
   cpu::rope(k.data(), rows, hk, d, positions.data(), c.ropeBase, false);
   return Status::success();
@@ -339,12 +364,15 @@ Status attentionInputBackward(const ModelConfig &c, const LayerWeights<T> &w,
   cpu::rope(dqr.data(), rows, hq, d, positions.data(), c.ropeBase, true);
   cpu::rope(dkr.data(), rows, hk, d, positions.data(), c.ropeBase, true);
   TensorT<T> dn({rows, h});
-  mm(dqr, false, w.wq, true, dn, rows, h, hq * d, false);
-  mm(dkr, false, w.wk, true, dn, rows, h, hk * d, true);
-  mm(dv, false, w.wv, true, dn, rows, h, hk * d, true);
-  mm(acts.normed1, true, dqr, false, grads.wq, h, hq * d, rows, true);
-  mm(acts.normed1, true, dkr, false, grads.wk, h, hk * d, rows, true);
-  mm(acts.normed1, true, dv, false, grads.wv, h, hk * d, rows, true);
+  PLXRT_TRY(mm("dq wq^T", dqr, false, w.wq, true, dn, rows, h, hq * d, false));
+  PLXRT_TRY(mm("dk wk^T", dkr, false, w.wk, true, dn, rows, h, hk * d, true));
+  PLXRT_TRY(mm("dv wv^T", dv, false, w.wv, true, dn, rows, h, hk * d, true));
+  PLXRT_TRY(mm("wq gradient", acts.normed1, true, dqr, false, grads.wq, h,
+               hq * d, rows, true));
+  PLXRT_TRY(mm("wk gradient", acts.normed1, true, dkr, false, grads.wk, h,
+               hk * d, rows, true));
+  PLXRT_TRY(mm("wv gradient", acts.normed1, true, dv, false, grads.wv, h,
+               hk * d, rows, true));
   cpu::rmsNormBackward(x.data(), w.attnNorm.data(), acts.rstd1.data(),
                        dn.data(), rows, h, dx.data(), grads.attnNorm.data());
   return Status::success();
@@ -360,10 +388,20 @@ Status attentionCoreForward(const std::vector<Slice> &slices,
   const bool withContext = sumContext(slices) > 0;
   out.resize(q.shape());
   lse.resize({q.dim(0), heads.heads});
-  cpu::attentionForward(slices, heads, q.data(), k.data(), v.data(),
-                        withContext ? context->k.data() : nullptr,
-                        withContext ? context->v.data() : nullptr, out.data(),
-                        lse.data());
+  const T *ctxK = withContext ? context->k.data() : nullptr;
+  const T *ctxV = withContext ? context->v.data() : nullptr;
+  if constexpr (std::is_same_v<T, float>) {
+    if (KernelOffload *offload = kernelOffload()) {
+      Status st =
+          offload->attentionForward(slices, heads, q.data(), k.data(), v.data(),
+                                    ctxK, ctxV, out.data(), lse.data());
+      if (!st.ok())
+        return st.withContext("attention forward on " + offload->name());
+      return Status::success();
+    }
+  }
+  cpu::attentionForward(slices, heads, q.data(), k.data(), v.data(), ctxK, ctxV,
+                        out.data(), lse.data());
   return Status::success();
 }
 
@@ -389,11 +427,22 @@ Status attentionCoreBackward(
     dctxK = contextGrad->k.data();
     dctxV = contextGrad->v.data();
   }
-  cpu::attentionBackward(slices, heads, q.data(), k.data(), v.data(),
-                         ctx ? context->k.data() : nullptr,
-                         ctx ? context->v.data() : nullptr, out.data(),
-                         lse.data(), dout.data(), dq.data(), dk.data(),
-                         dv.data(), dctxK, dctxV);
+  const T *ctxK = ctx ? context->k.data() : nullptr;
+  const T *ctxV = ctx ? context->v.data() : nullptr;
+  if constexpr (std::is_same_v<T, float>) {
+    if (KernelOffload *offload = kernelOffload()) {
+      Status st = offload->attentionBackward(
+          slices, heads, q.data(), k.data(), v.data(), ctxK, ctxV, out.data(),
+          lse.data(), dout.data(), dq.data(), dk.data(), dv.data(), dctxK,
+          dctxV);
+      if (!st.ok())
+        return st.withContext("attention backward on " + offload->name());
+      return Status::success();
+    }
+  }
+  cpu::attentionBackward(slices, heads, q.data(), k.data(), v.data(), ctxK,
+                         ctxV, out.data(), lse.data(), dout.data(), dq.data(),
+                         dk.data(), dv.data(), dctxK, dctxV);
   return Status::success();
 }
 
@@ -407,25 +456,29 @@ Status attentionOutputForward(const ModelConfig &c, const LayerWeights<T> &w,
   PLXRT_TRY(expectShape("attention output x", x, {rows, h}));
   PLXRT_TRY(expectRows("attention output attn", attn, rows, width));
   acts.x2 = x;
-  mm(attn, false, w.wo, false, acts.x2, rows, h, width, true);
+  PLXRT_TRY(mm("wo projection", attn, false, w.wo, false, acts.x2, rows, h,
+               width, true));
   acts.normed2.resize({rows, h});
   acts.rstd2.resize({rows});
   cpu::rmsNormForward(acts.x2.data(), w.mlpNorm.data(), rows, h, c.normEps,
                       acts.normed2.data(), acts.rstd2.data());
   acts.up.resize({rows, f});
   acts.act.resize({rows, f});
-  mm(acts.normed2, false, w.wUp, false, acts.up, rows, f, h, false);
+  PLXRT_TRY(mm("w_up projection", acts.normed2, false, w.wUp, false, acts.up,
+               rows, f, h, false));
   if (c.mlp == MlpKind::GeLU) {
     acts.gate.clear();
     cpu::geluForward(acts.up.data(), acts.act.data(), rows * f);
   } else {
     acts.gate.resize({rows, f});
-    mm(acts.normed2, false, w.wGate, false, acts.gate, rows, f, h, false);
+    PLXRT_TRY(mm("w_gate projection", acts.normed2, false, w.wGate, false,
+                 acts.gate, rows, f, h, false));
     cpu::swigluForward(acts.gate.data(), acts.up.data(), acts.act.data(),
                        rows * f);
   }
   y = acts.x2;
-  mm(acts.act, false, w.wDown, false, y, rows, h, f, true);
+  PLXRT_TRY(mm("w_down projection", acts.act, false, w.wDown, false, y, rows, h,
+               f, true));
   return Status::success();
 }
 
@@ -445,26 +498,35 @@ Status attentionOutputBackward(const ModelConfig &c, const LayerWeights<T> &w,
   PLXRT_TRY(expectShape("mlp activation", acts.act, {rows, f}));
   dResidual = dy;
   TensorT<T> dAct({rows, f}), dUp({rows, f}), dN2({rows, h});
-  mm(dy, false, w.wDown, true, dAct, rows, f, h, false);
-  mm(acts.act, true, dy, false, grads.wDown, f, h, rows, true);
+  PLXRT_TRY(
+      mm("dy w_down^T", dy, false, w.wDown, true, dAct, rows, f, h, false));
+  PLXRT_TRY(mm("w_down gradient", acts.act, true, dy, false, grads.wDown, f, h,
+               rows, true));
   if (c.mlp == MlpKind::GeLU) {
     cpu::geluBackward(acts.up.data(), dAct.data(), dUp.data(), rows * f);
-    mm(dUp, false, w.wUp, true, dN2, rows, h, f, false);
+    PLXRT_TRY(
+        mm("d_up w_up^T", dUp, false, w.wUp, true, dN2, rows, h, f, false));
   } else {
     TensorT<T> dGate({rows, f});
     cpu::swigluBackward(acts.gate.data(), acts.up.data(), dAct.data(),
                         dGate.data(), dUp.data(), rows * f);
-    mm(dUp, false, w.wUp, true, dN2, rows, h, f, false);
-    mm(dGate, false, w.wGate, true, dN2, rows, h, f, true);
-    mm(acts.normed2, true, dGate, false, grads.wGate, h, f, rows, true);
+    PLXRT_TRY(
+        mm("d_up w_up^T", dUp, false, w.wUp, true, dN2, rows, h, f, false));
+    PLXRT_TRY(mm("d_gate w_gate^T", dGate, false, w.wGate, true, dN2, rows, h,
+                 f, true));
+    PLXRT_TRY(mm("w_gate gradient", acts.normed2, true, dGate, false,
+                 grads.wGate, h, f, rows, true));
   }
-  mm(acts.normed2, true, dUp, false, grads.wUp, h, f, rows, true);
+  PLXRT_TRY(mm("w_up gradient", acts.normed2, true, dUp, false, grads.wUp, h, f,
+               rows, true));
   cpu::rmsNormBackward(acts.x2.data(), w.mlpNorm.data(), acts.rstd2.data(),
                        dN2.data(), rows, h, dResidual.data(),
                        grads.mlpNorm.data());
   dAttn.resize({rows, c.heads, c.headWidth()});
-  mm(dResidual, false, w.wo, true, dAttn, rows, width, h, false);
-  mm(attn, true, dResidual, false, grads.wo, width, h, rows, true);
+  PLXRT_TRY(mm("d_x2 wo^T", dResidual, false, w.wo, true, dAttn, rows, width, h,
+               false));
+  PLXRT_TRY(mm("wo gradient", attn, true, dResidual, false, grads.wo, width, h,
+               rows, true));
   return Status::success();
 }
 
@@ -767,10 +829,11 @@ Result<double> headForward(const ModelConfig &c, const ModelWeights<T> &w,
   // The logits become their own gradient in place.
   acts.dlogits.resize({rows, vocab});
   if (c.tiedEmbeddings)
-    mm(acts.normed, false, w.embedding, true, acts.dlogits, rows, vocab, h,
-       false);
+    PLXRT_TRY(mm("logits (tied embedding)", acts.normed, false, w.embedding,
+                 true, acts.dlogits, rows, vocab, h, false));
   else
-    mm(acts.normed, false, w.head, false, acts.dlogits, rows, vocab, h, false);
+    PLXRT_TRY(mm("logits", acts.normed, false, w.head, false, acts.dlogits,
+                 rows, vocab, h, false));
   double sum = cpu::crossEntropy(acts.dlogits.data(), targets.data(), rows,
                                  vocab, lossScale, acts.dlogits.data());
   return lossScale * sum;
@@ -787,13 +850,15 @@ Status headBackward(const ModelConfig &c, const ModelWeights<T> &w,
   PLXRT_TRY(expectShape("head normed", acts.normed, {rows, h}));
   TensorT<T> dn({rows, h});
   if (c.tiedEmbeddings) {
-    mm(acts.dlogits, false, w.embedding, false, dn, rows, h, vocab, false);
-    mm(acts.dlogits, true, acts.normed, false, grads.embedding, vocab, h, rows,
-       true);
+    PLXRT_TRY(mm("d_logits embedding (tied)", acts.dlogits, false, w.embedding,
+                 false, dn, rows, h, vocab, false));
+    PLXRT_TRY(mm("embedding gradient (tied head)", acts.dlogits, true,
+                 acts.normed, false, grads.embedding, vocab, h, rows, true));
   } else {
-    mm(acts.dlogits, false, w.head, true, dn, rows, h, vocab, false);
-    mm(acts.normed, true, acts.dlogits, false, grads.head, h, vocab, rows,
-       true);
+    PLXRT_TRY(mm("d_logits head^T", acts.dlogits, false, w.head, true, dn, rows,
+                 h, vocab, false));
+    PLXRT_TRY(mm("head gradient", acts.normed, true, acts.dlogits, false,
+                 grads.head, h, vocab, rows, true));
   }
   dx.resize({rows, h});
   cpu::rmsNormBackward(acts.input.data(), w.finalNorm.data(), acts.rstd.data(),

@@ -5,12 +5,16 @@
 # 1. Configures BUILD_DIR (Ninja, Release, MLIR 19) and builds only the
 #    CUDA targets: plxrt-cuda-check, RuntimeCudaTests, plxrt-cuda-bench.
 # 2. plxrt-cuda-check: lists the GPUs (must exit 0).
-# 3. RuntimeCudaTests: the kernels against the CPU kernels, and a one-rank
-#    NcclComm with a StagedComm on host buffers (the 1-rank check).
+# 3. RuntimeCudaTests: the kernels and the kernel offload (CudaOffload)
+#    against the CPU kernels, a referenceStep with the offload installed
+#    against one without, and a one-rank NcclComm with a StagedComm on host
+#    buffers (the 1-rank check).
 # 4. With 8 or more GPUs only: builds e2e-tiny-dpp-cuda (this needs
 #    plx-opt and plx-translate, the longest part of the build) and runs it
 #    on 8 ranks under mpirun with --check: NCCL carries every collective,
-#    and the loss and gradients must match the single-rank reference. With
+#    the GPU every matmul and the attention core, and the loss and
+#    gradients must match the single-rank reference (also computed with
+#    the offload) within the default 1e-5. With
 #    fewer GPUs it is skipped, and says so: NCCL refuses two ranks of one
 #    communicator on the same GPU, and the plan needs 8 ranks.
 #    GPU_CHECK_E2E=1 builds and runs it anyway.

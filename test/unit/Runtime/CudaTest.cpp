@@ -8,16 +8,24 @@
 // tolerance: the GPU adds in its own order), attention on random inputs
 // with context and grouped heads, and a one-rank NcclComm runs its
 // group-of-one paths and its argument checks, also behind a StagedComm on
-// host buffers.
+// host buffers. The CudaOffload (the model's matmuls and attention core on
+// the GPU, host buffers staged per call) is compared with the CPU kernels,
+// and a whole referenceStep with it installed with one without; without a
+// GPU, creating it must fail with the no-device error.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/Model.h"
+#include "runtime/Offload.h"
 #include "runtime/Tensor.h"
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cuda/CudaDevice.h"
+#include "runtime/cuda/CudaOffload.h"
 #include "runtime/cuda/CudaStatus.h"
 #include "runtime/cuda/Kernels.h"
 #include "runtime/cuda/NcclComm.h"
 #include "runtime/cuda/StagedComm.h"
+
+#include "RuntimeTestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -26,6 +34,7 @@
 
 using namespace plexus::runtime;
 using namespace plexus::runtime::cuda;
+using plexus::runtime::testutil::fp32Config;
 
 namespace {
 
@@ -454,6 +463,228 @@ TEST(RuntimeCuda, NcclCommStartsOrSaysThereIsNoDevice) {
   Status late = comm.allReduce<float>({0}, din.ptr, 6);
   ASSERT_FALSE(late.ok());
   EXPECT_NE(late.message().find("after finalize()"), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// CudaOffload: the model's matmuls and attention core on the GPU
+//===----------------------------------------------------------------------===//
+
+/// Without a device, creating the offload is an error that says so (the
+/// GPU tests below check this instead of skipping).
+void expectNoDeviceOffload() {
+  Result<std::unique_ptr<CudaOffload>> made = CudaOffload::create(0, 0);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.message().rfind(
+                "kernel offload start-up on rank 0: no CUDA device", 0),
+            0u)
+      << made.message();
+}
+
+/// The offload on device 0, or a failed assertion.
+std::unique_ptr<CudaOffload> makeOffload() {
+  Result<std::unique_ptr<CudaOffload>> made = CudaOffload::create(0, 0);
+  EXPECT_TRUE(made.ok()) << made.message();
+  return made.ok() ? made.take() : nullptr;
+}
+
+/// Installs an offload for its lifetime.
+class OffloadGuard {
+public:
+  explicit OffloadGuard(KernelOffload *offload) { setKernelOffload(offload); }
+  ~OffloadGuard() { setKernelOffload(nullptr); }
+  OffloadGuard(const OffloadGuard &) = delete;
+  OffloadGuard &operator=(const OffloadGuard &) = delete;
+};
+
+TEST(RuntimeCudaOffload, StartsOrSaysThereIsNoDevice) {
+  if (!haveDevice()) {
+    expectNoDeviceOffload();
+    return;
+  }
+  std::unique_ptr<CudaOffload> offload = makeOffload();
+  ASSERT_TRUE(offload);
+  EXPECT_EQ(offload->name(), "CUDA device 0");
+  EXPECT_EQ(offload->scratchBytes(), 0u);
+  Result<int> count = cudaDeviceCount();
+  ASSERT_TRUE(count.ok());
+  Result<std::unique_ptr<CudaOffload>> missing = CudaOffload::create(*count, 2);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.message(), "kernel offload start-up on rank 2: device " +
+                                   std::to_string(*count) +
+                                   " does not exist (" +
+                                   std::to_string(*count) + " visible)");
+  ASSERT_TRUE(offload->release().ok());
+  float x = 1.0f;
+  Status late = offload->matmul(&x, false, &x, false, &x, 1, 1, 1, false);
+  EXPECT_EQ(late.message(), "kernel offload on rank 0: matmul 1x1 by 1x1: the "
+                            "offload was released");
+}
+
+TEST(RuntimeCudaOffload, MatmulMatchesTheCpuKernel) {
+  if (!haveDevice()) {
+    expectNoDeviceOffload();
+    return;
+  }
+  std::unique_ptr<CudaOffload> offload = makeOffload();
+  ASSERT_TRUE(offload);
+  // Odd sizes, every transpose, with and without accumulation; the second
+  // shape grows the scratch.
+  for (auto [m, n, k] :
+       {std::tuple<int64_t, int64_t, int64_t>{37, 29, 53}, {300, 257, 129}})
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb)
+        for (bool acc : {false, true}) {
+          SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + " by " +
+                       std::to_string(k) + "x" + std::to_string(n) +
+                       " transA " + std::to_string(ta) + " transB " +
+                       std::to_string(tb) + " accumulate " +
+                       std::to_string(acc));
+          const Tensor a = uniform(m * k, 11, 1.0f),
+                       b = uniform(k * n, 12, 1.0f),
+                       c0 = uniform(m * n, 13, 1.0f);
+          Tensor want = c0, got = c0;
+          cpu::matmul(a.data(), ta, b.data(), tb, want.data(), m, n, k, acc);
+          Status st = offload->matmul(a.data(), ta, b.data(), tb, got.data(), m,
+                                      n, k, acc);
+          ASSERT_TRUE(st.ok()) << st.message();
+          EXPECT_LT(normRelativeError(got, want), 1e-4);
+        }
+  EXPECT_GE(offload->scratchBytes(),
+            size_t(300 * 129 + 129 * 257 + 300 * 257) * sizeof(float));
+  // An empty sum: C = 0, or C unchanged; no rows: nothing to do.
+  std::vector<float> c = {1.0f, 2.0f};
+  ASSERT_TRUE(
+      offload->matmul(nullptr, false, nullptr, false, c.data(), 1, 2, 0, true)
+          .ok());
+  EXPECT_EQ(c, (std::vector<float>{1.0f, 2.0f}));
+  ASSERT_TRUE(
+      offload->matmul(nullptr, false, nullptr, false, c.data(), 1, 2, 0, false)
+          .ok());
+  EXPECT_EQ(c, (std::vector<float>{0.0f, 0.0f}));
+  ASSERT_TRUE(
+      offload->matmul(nullptr, false, nullptr, false, nullptr, 0, 2, 3, false)
+          .ok());
+  ASSERT_TRUE(offload->release().ok());
+}
+
+TEST(RuntimeCudaOffload, AttentionMatchesTheCpuKernels) {
+  if (!haveDevice()) {
+    expectNoDeviceOffload();
+    return;
+  }
+  std::unique_ptr<CudaOffload> offload = makeOffload();
+  ASSERT_TRUE(offload);
+  const std::vector<Slice> slices = {{70, 0}, {5, 3}, {130, 45}, {64, 64}};
+  int64_t rows = 0, contextRows = 0;
+  for (const Slice &s : slices) {
+    rows += s.tokens;
+    contextRows += s.context;
+  }
+  for (int64_t d : {16, 40}) {
+    SCOPED_TRACE("head_dim " + std::to_string(d));
+    const cpu::AttentionHeads shape{4, 2, d};
+    const int64_t qn = rows * 4 * d, kn = rows * 2 * d,
+                  cn = contextRows * 2 * d;
+    const Tensor q = uniform(qn, 21, 1.0f), k = uniform(kn, 22, 1.0f),
+                 v = uniform(kn, 23, 1.0f), ctxK = uniform(cn, 24, 1.0f),
+                 ctxV = uniform(cn, 25, 1.0f), dout = uniform(qn, 26, 1.0f);
+    Tensor out({qn}), lse({rows * 4}), dq({qn}), dk({kn}), dv({kn}),
+        dctxK({cn}), dctxV({cn});
+    cpu::attentionForward(slices, shape, q.data(), k.data(), v.data(),
+                          ctxK.data(), ctxV.data(), out.data(), lse.data());
+    cpu::attentionBackward(slices, shape, q.data(), k.data(), v.data(),
+                           ctxK.data(), ctxV.data(), out.data(), lse.data(),
+                           dout.data(), dq.data(), dk.data(), dv.data(),
+                           dctxK.data(), dctxV.data());
+    Tensor gout({qn}), glse({rows * 4}), gdq({qn}), gdk({kn}), gdv({kn}),
+        gdctxK({cn}), gdctxV({cn});
+    Status st = offload->attentionForward(slices, shape, q.data(), k.data(),
+                                          v.data(), ctxK.data(), ctxV.data(),
+                                          gout.data(), glse.data());
+    ASSERT_TRUE(st.ok()) << st.message();
+    EXPECT_LT(normRelativeError(gout, out), 1e-4);
+    EXPECT_LT(normRelativeError(glse, lse), 1e-4);
+    // The backward from the CPU's out and lse, so that it is compared alone.
+    st = offload->attentionBackward(
+        slices, shape, q.data(), k.data(), v.data(), ctxK.data(), ctxV.data(),
+        out.data(), lse.data(), dout.data(), gdq.data(), gdk.data(), gdv.data(),
+        gdctxK.data(), gdctxV.data());
+    ASSERT_TRUE(st.ok()) << st.message();
+    EXPECT_LT(normRelativeError(gdq, dq), 1e-4);
+    EXPECT_LT(normRelativeError(gdk, dk), 1e-4);
+    EXPECT_LT(normRelativeError(gdv, dv), 1e-4);
+    EXPECT_LT(normRelativeError(gdctxK, dctxK), 1e-4);
+    EXPECT_LT(normRelativeError(gdctxV, dctxV), 1e-4);
+    // The context's gradients are optional.
+    Tensor again({qn});
+    st = offload->attentionBackward(slices, shape, q.data(), k.data(), v.data(),
+                                    ctxK.data(), ctxV.data(), out.data(),
+                                    lse.data(), dout.data(), again.data(),
+                                    gdk.data(), gdv.data(), nullptr, nullptr);
+    ASSERT_TRUE(st.ok()) << st.message();
+    EXPECT_LT(normRelativeError(again, dq), 1e-4);
+  }
+  // Without context, the context pointers are null.
+  const std::vector<Slice> plain = {{33, 0}, {7, 0}};
+  const cpu::AttentionHeads shape{2, 1, 8};
+  const Tensor q = uniform(40 * 16, 31, 1.0f), k = uniform(40 * 8, 32, 1.0f),
+               v = uniform(40 * 8, 33, 1.0f);
+  Tensor out({40 * 16}), lse({40 * 2}), gout({40 * 16}), glse({40 * 2});
+  cpu::attentionForward<float>(plain, shape, q.data(), k.data(), v.data(),
+                               nullptr, nullptr, out.data(), lse.data());
+  Status st =
+      offload->attentionForward(plain, shape, q.data(), k.data(), v.data(),
+                                nullptr, nullptr, gout.data(), glse.data());
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_LT(normRelativeError(gout, out), 1e-4);
+  // Context announced by the slices but not given: the kernel's own check.
+  st = offload->attentionForward({{4, 2}}, shape, q.data(), k.data(), v.data(),
+                                 nullptr, nullptr, gout.data(), glse.data());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(),
+            "kernel offload on rank 0: attention_forward of 1 slices (4 rows, "
+            "2 context rows), 2 heads over 1 K/V heads of 8: ctx_k is null");
+}
+
+TEST(RuntimeCudaOffload, ReferenceStepMatchesTheCpu) {
+  if (!haveDevice()) {
+    expectNoDeviceOffload();
+    return;
+  }
+  std::unique_ptr<CudaOffload> offload = makeOffload();
+  ASSERT_TRUE(offload);
+  for (bool tied : {false, true}) {
+    SCOPED_TRACE(tied ? "tied" : "untied");
+    ModelConfig c = fp32Config(2);
+    c.tiedEmbeddings = tied;
+    auto w = initWeights<float>(c, wholeModel(c), 31);
+    ASSERT_TRUE(w.ok()) << w.message();
+    const std::vector<std::vector<int32_t>> seqs = {
+        syntheticTokens(8, 0, 97, c.vocab), syntheticTokens(8, 1, 13, c.vocab),
+        syntheticTokens(8, 2, 64, c.vocab)};
+    ModelWeights<float> cpuGrads = zerosLike(*w), gpuGrads = zerosLike(*w);
+    Result<double> cpuLoss = referenceStep(c, *w, seqs, cpuGrads);
+    ASSERT_TRUE(cpuLoss.ok()) << cpuLoss.message();
+    Result<double> gpuLoss = [&] {
+      OffloadGuard guard(offload.get());
+      return referenceStep(c, *w, seqs, gpuGrads);
+    }();
+    ASSERT_TRUE(gpuLoss.ok()) << gpuLoss.message();
+    EXPECT_LT(std::fabs(*gpuLoss - *cpuLoss) / std::fabs(*cpuLoss), 1e-4)
+        << *gpuLoss << " vs " << *cpuLoss;
+    std::vector<const Tensor *> want;
+    cpuGrads.forEach(
+        [&](const std::string &, const Tensor &t) { want.push_back(&t); });
+    size_t i = 0;
+    gpuGrads.forEach([&](const std::string &name, const Tensor &t) {
+      ASSERT_LT(i, want.size());
+      EXPECT_LT(normRelativeError(t, *want[i]), 1e-4) << name;
+      ++i;
+    });
+    EXPECT_EQ(i, want.size());
+  }
+  EXPECT_EQ(kernelOffload(), nullptr);
+  ASSERT_TRUE(offload->release().ok());
 }
 
 } // namespace
