@@ -41,13 +41,17 @@ struct Seconds {
 };
 
 /// Adds the wall and thread-CPU seconds of its lifetime to `total`.
+/// Both reads of the CPU clock lie inside the wall interval: reading it
+/// updates the scheduler's account of this thread and may switch it out on
+/// an oversubscribed core, and a switch outside the interval would put the
+/// other ranks' turns in none of the timed phases.
 class Timer {
 public:
   explicit Timer(Seconds &total)
       : total(total), start(Clock::now()), cpuStart(threadCpuSeconds()) {}
   ~Timer() {
-    total.wall += std::chrono::duration<double>(Clock::now() - start).count();
     total.cpu += threadCpuSeconds() - cpuStart;
+    total.wall += std::chrono::duration<double>(Clock::now() - start).count();
   }
   Timer(const Timer &) = delete;
   Timer &operator=(const Timer &) = delete;

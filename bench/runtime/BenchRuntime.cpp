@@ -15,17 +15,22 @@
 //  2. The plan's program runs under mpirun, 8 ranks, pinned to that same
 //     core, then again on all cores. Each time twice: --steps 1 and
 //     --steps 1+N, both with --profile. Their difference over N (start-up
-//     left out) gives the wall seconds per step and the user and system
-//     CPU seconds of all ranks (getrusage of the children); each rank's
-//     compute, communication and step wall seconds are the mean over all
-//     N + 2 steps of both.
+//     left out) gives the wall seconds per step, the user and system CPU
+//     seconds of all ranks (getrusage of the children), and each rank's
+//     thread CPU seconds in compute and in communication calls; each rank's
+//     compute, communication, loss-sync and step wall seconds are the mean
+//     over all N + 2 steps of both.
 //  3. Printed: tokens per second of the single process and of the 8 ranks
 //     on all cores (throughput); the CPU seconds per step of both on the
 //     one core (the work: what distribution adds, recompute, split work,
-//     Ulysses layouts, runtime, MPI, all together); where the ranks' wall
-//     time goes (compute, communication, and the step beyond both: the
-//     runtime overhead); and the losses of both, which agree when the model
-//     and batch are the same.
+//     Ulysses layouts, runtime, MPI, all together), and that work split by
+//     phase: the ranks' compute against the single process's step (the
+//     compute overhead of distribution), their communication, and the rest
+//     (runtime and MPI's polling outside communication calls); where the
+//     ranks' wall time goes (compute, communication, the wait for the
+//     slowest rank in the end-of-step loss sum, and the step beyond those:
+//     the runtime overhead); and the losses of both, which agree when the
+//     model and batch are the same.
 //
 // The 8 ranks outnumber this machine's cores, so wall seconds inside a rank
 // include the other ranks' turns on its core; the notes printed at the end
@@ -307,7 +312,15 @@ bool runSingle(const Plan &plan, int steps, Single &out, std::string &error) {
 /// One mpirun of a plan's program, parsed.
 struct Profile {
   Run run;
-  std::vector<double> compute, comm, step; ///< per rank, mean per step
+  /// Per rank, mean per step: wall seconds, and (the current --profile
+  /// format only) thread CPU seconds and the loss-sum wait.
+  std::vector<double> compute, comm, step;
+  std::vector<double> computeCpu, commCpu, lossSync;
+  /// Every rank printed the CPU seconds and the loss wait. The earlier
+  /// format (`rank R: compute X s, communication Y s, step Z s`) has wall
+  /// seconds only, the Ulysses all-to-alls in compute and the loss wait in
+  /// neither.
+  bool split = true;
   std::vector<double> losses;
 };
 
@@ -332,19 +345,30 @@ bool runProgramOnce(const std::vector<std::string> &mpirun,
   p.compute.assign(kRanks, -1);
   p.comm.assign(kRanks, -1);
   p.step.assign(kRanks, -1);
+  p.computeCpu.assign(kRanks, -1);
+  p.commCpu.assign(kRanks, -1);
+  p.lossSync.assign(kRanks, -1);
   std::istringstream in(p.run.output);
   std::string line;
   while (std::getline(in, line)) {
     int rank = -1;
     long long k = -1;
-    double a = 0, b = 0, c = 0, loss = 0;
-    if (std::sscanf(line.c_str(),
-                    "rank %d: compute %lf s, communication %lf s, step %lf s",
-                    &rank, &a, &b, &c) == 4 &&
-        rank >= 0 && rank < kRanks) {
-      p.compute[static_cast<size_t>(rank)] = a;
-      p.comm[static_cast<size_t>(rank)] = b;
-      p.step[static_cast<size_t>(rank)] = c;
+    double a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, loss = 0;
+    const int n = std::sscanf(
+        line.c_str(),
+        "rank %d: compute %lf s, communication %lf s, step %lf s (cpu: "
+        "compute %lf s, communication %lf s; loss sync %lf s)",
+        &rank, &a, &b, &c, &d, &e, &f);
+    if (n >= 4 && rank >= 0 && rank < kRanks) {
+      const size_t r = static_cast<size_t>(rank);
+      p.compute[r] = a;
+      p.comm[r] = b;
+      p.step[r] = c;
+      if (n == 7) {
+        p.computeCpu[r] = d;
+        p.commCpu[r] = e;
+        p.lossSync[r] = f;
+      }
     } else if (std::sscanf(line.c_str(), "step %lld: loss %lf", &k, &loss) ==
                2) {
       p.losses.push_back(loss);
@@ -356,6 +380,8 @@ bool runProgramOnce(const std::vector<std::string> &mpirun,
               " in its output:" + tail(p.run.output, 12);
       return false;
     }
+  for (int r = 0; r < kRanks; ++r)
+    p.split = p.split && p.lossSync[static_cast<size_t>(r)] >= 0;
   return true;
 }
 
@@ -365,16 +391,49 @@ struct Distributed {
   /// runs (a rank's split between compute and communication varies from
   /// run to run under oversubscription; the first steps, which create the
   /// communicators and the ZeRO-3 chunks, cost about as much as the rest).
-  std::vector<double> compute, comm, step;
+  /// The loss-sum wait likewise (zero when !split).
+  std::vector<double> compute, comm, step, lossSync;
   /// Per step, B minus A over n, which leaves start-up out: the wall
   /// seconds of the whole mpirun, and the CPU seconds of all ranks (and
   /// mpirun).
   double wall = 0;
   double user = 0, sys = 0;
+  /// Per rank, thread CPU seconds per step in compute and in communication
+  /// calls, B minus A over n like the CPU seconds above, so that the rest
+  /// (cpu() minus their sums) covers the same steps. The first step costs
+  /// more CPU than the others (its communication most), so the mean over
+  /// all steps would not match the getrusage difference.
+  std::vector<double> computeCpu, commCpu;
+  /// Both runs printed the CPU split and the loss wait.
+  bool split = false;
   std::vector<double> losses;
 
   double cpu() const { return user + sys; }
-  double runtime(size_t r) const { return step[r] - compute[r] - comm[r]; }
+  /// Wall seconds of the step outside compute, communication and the
+  /// loss-sum wait: finishStep, optimizerStep, the executor's bookkeeping.
+  double runtime(size_t r) const {
+    return step[r] - compute[r] - comm[r] - lossSync[r];
+  }
+  double sum(const std::vector<double> &v) const {
+    double s = 0;
+    for (double x : v)
+      s += x;
+    return s;
+  }
+  /// The ranks' CPU seconds per step outside compute and communication
+  /// calls: the runtime, MPI's polling in the loss sum, MPI's own threads
+  /// and mpirun.
+  double restCpu() const { return cpu() - sum(computeCpu) - sum(commCpu); }
+  /// The last rank to arrive at the loss sum: the one that waited least
+  /// there (without the split, the one with the least runtime, which then
+  /// includes the wait).
+  size_t lastRank() const {
+    size_t best = 0;
+    for (size_t r = 1; r < step.size(); ++r)
+      if (split ? lossSync[r] < lossSync[best] : runtime(r) < runtime(best))
+        best = r;
+    return best;
+  }
 };
 
 bool runDistributed(const std::vector<std::string> &mpirun,
@@ -389,9 +448,17 @@ bool runDistributed(const std::vector<std::string> &mpirun,
     auto all = [&](const std::vector<double> &x, const std::vector<double> &y) {
       return (x[r] + y[r] * (n + 1)) / (n + 2);
     };
+    auto diff = [&](const std::vector<double> &x,
+                    const std::vector<double> &y) {
+      return (y[r] * (n + 1) - x[r]) / n;
+    };
     d.compute.push_back(all(a.compute, b.compute));
     d.comm.push_back(all(a.comm, b.comm));
     d.step.push_back(all(a.step, b.step));
+    d.split = a.split && b.split;
+    d.lossSync.push_back(d.split ? all(a.lossSync, b.lossSync) : 0.0);
+    d.computeCpu.push_back(d.split ? diff(a.computeCpu, b.computeCpu) : 0.0);
+    d.commCpu.push_back(d.split ? diff(a.commCpu, b.commCpu) : 0.0);
   }
   d.wall = (b.run.wall - a.run.wall) / n;
   d.user = (b.run.user - a.run.user) / n;
@@ -678,36 +745,82 @@ int main(int argc, char **argv) {
                 d.cpu() / r.single.cpu(), d.user / r.single.user);
   }
 
-  std::printf("\nWhere the 8 ranks' step goes: wall seconds per step, mean "
-              "over the ranks;\nruntime = step - compute - comm; 'last' = the "
-              "rank with the least runtime\n");
-  std::printf("%-7s %5s | %7s %8s %7s %8s %7s | %s\n", "plan", "cores", "step",
-              "compute", "comm", "runtime", "(last)",
+  bool split = true;
+  for (const Row &r : rows)
+    split = split && r.oneCore.split && r.allCores.split;
+
+  std::printf("\nThe work by phase: the same runs on core %d, CPU seconds per "
+              "step summed over the\n8 ranks (their threads' CPU clock in "
+              "compute and communication calls); rest = the\nranks' CPU "
+              "above - compute - comm: runtime + MPI polling outside "
+              "communication\n",
+              core);
+  if (split) {
+    std::printf("%-7s | %-7s | %-31s | %s\n", "", "1 proc.",
+                "8 ranks, per step", "8 ranks / 1 process");
+    std::printf("%-7s | %7s | %7s %7s %7s %7s | %7s %6s %6s %7s\n", "plan",
+                "CPU", "compute", "comm", "rest", "CPU", "compute", "comm",
+                "rest", "CPU");
+    for (const Row &r : rows) {
+      const Distributed &d = r.oneCore;
+      const double one = r.single.cpu();
+      const double compute = d.sum(d.computeCpu), comm = d.sum(d.commCpu);
+      std::printf("%-7s | %7.3f | %7.3f %7.3f %7.3f %7.3f | %6.2fx %5.2fx "
+                  "%5.2fx %6.2fx\n",
+                  r.plan.name.c_str(), one, compute, comm, d.restCpu(), d.cpu(),
+                  compute / one, comm / one, d.restCpu() / one, d.cpu() / one);
+    }
+  } else {
+    std::printf("  not printed: the programs' --profile has wall seconds only "
+                "(rebuild them)\n");
+  }
+
+  std::printf(
+      "\nWhere the 8 ranks' step goes: wall seconds per step, mean "
+      "over the ranks;\nruntime = step - compute - comm - loss "
+      "(loss: the wait in the end-of-step loss\nsum, where ranks "
+      "wait for the slowest); 'last' = the last rank to arrive there\n");
+  if (!split)
+    std::printf("(the programs' --profile has no loss wait: runtime includes "
+                "it, and 'last' is the\nrank with the least runtime)\n");
+  std::printf("%-7s %5s | %7s %8s %7s %7s %8s %7s | %s\n", "plan", "cores",
+              "step", "compute", "comm", "loss", "runtime", "(last)",
               "runtime/step: mean, last");
   for (const Row &r : rows)
     for (const Distributed *d : {&r.allCores, &r.oneCore}) {
       std::vector<double> runtime;
       for (size_t i = 0; i < d->step.size(); ++i)
-        runtime.push_back(std::max(0.0, d->runtime(i)));
+        runtime.push_back(d->runtime(i));
       const double step = mean(d->step);
-      const double last = *std::min_element(runtime.begin(), runtime.end());
-      std::printf(
-          "%-7s %5d | %7.3f %8.3f %7.3f %8.3f %7.3f | %5.1f%%, %5.1f%%\n",
-          r.plan.name.c_str(), d == &r.oneCore ? 1 : usable, step,
-          mean(d->compute), mean(d->comm), mean(runtime), last,
-          100 * mean(runtime) / step, 100 * last / step);
+      const size_t lastRank = d->lastRank();
+      const double last = runtime[lastRank];
+      const double lastStep = d->step[lastRank];
+      std::printf("%-7s %5d | %7.3f %8.3f %7.3f %7.3f %8.3f %7.3f | %5.1f%%, "
+                  "%5.1f%%\n",
+                  r.plan.name.c_str(), d == &r.oneCore ? 1 : usable, step,
+                  mean(d->compute), mean(d->comm), mean(d->lossSync),
+                  mean(runtime), last, 100 * mean(runtime) / step,
+                  100 * last / lastStep);
     }
 
   if (perRank)
     for (const Row &r : rows)
       for (const Distributed *d : {&r.allCores, &r.oneCore}) {
-        std::printf("\n%s on %d core%s, per rank (wall seconds per step): "
-                    "compute, comm, runtime, step\n",
+        std::printf("\n%s on %d core%s, per rank, per step: wall seconds "
+                    "(compute, comm, loss,\nruntime, step) | thread CPU "
+                    "seconds (compute, comm: the difference of the\ntwo "
+                    "runs; noisy on all cores, where MPI's polling takes any "
+                    "idle core)\n",
                     r.plan.name.c_str(), d == &r.oneCore ? 1 : usable,
                     d == &r.oneCore ? "" : "s");
-        for (size_t i = 0; i < d->step.size(); ++i)
-          std::printf("  rank %zu: %7.3f %7.3f %7.3f %7.3f\n", i, d->compute[i],
-                      d->comm[i], d->runtime(i), d->step[i]);
+        for (size_t i = 0; i < d->step.size(); ++i) {
+          std::printf("  rank %zu: %7.3f %7.3f %7.3f %7.3f %7.3f", i,
+                      d->compute[i], d->comm[i], d->lossSync[i], d->runtime(i),
+                      d->step[i]);
+          if (d->split)
+            std::printf(" | cpu %7.3f %7.3f", d->computeCpu[i], d->commCpu[i]);
+          std::printf("\n");
+        }
       }
 
   std::printf("\nLosses: the same model, weights and batch (Adam between "
@@ -746,23 +859,43 @@ int main(int argc, char **argv) {
       "compute.\n"
       "  On all cores polling also burns any idle core: CPU there is not "
       "work.\n"
-      "- compute: the executor's forward, recompute and backward calls, the "
-      "Ulysses\n"
-      "  all-to-alls inside them (and any wait in those) included. comm: "
-      "send/recv and\n"
-      "  the ZeRO collectives, waits for peers (pipeline bubbles, imbalance) "
-      "and the\n"
-      "  Adam of updateAndGatherParams (ZeRO-1/2) included. runtime: "
-      "finishStep, the\n"
-      "  loss all-reduce (where ranks wait for the slowest), optimizerStep "
-      "(Adam under\n"
-      "  ZeRO-3) and the executor's bookkeeping. The rank with the least "
-      "runtime waits\n"
-      "  least there: its runtime bounds the runtime's own cost.\n"
-      "- --profile reports wall seconds only: under oversubscription a "
-      "rank's compute\n"
-      "  seconds include the other ranks' turns on its core, so their sum "
-      "over the\n"
-      "  ranks is no CPU figure, and the work above is not split by phase.\n");
+      "- Work by phase (thread CPU seconds, so other ranks' turns on the "
+      "core do not count):\n"
+      "  compute: forward, recompute and backward calls, the Ulysses "
+      "all-to-alls inside\n"
+      "  them left out: the model's compute plus what distribution adds to "
+      "it (split\n"
+      "  matmuls, recompute, sliced attention, the Ulysses layouts). comm: "
+      "send/recv, the\n"
+      "  ZeRO collectives and the Ulysses all-to-alls: MPI's copies, its "
+      "polling while a\n"
+      "  rank waits for peers, and the Adam of updateAndGatherParams "
+      "(ZeRO-1/2). rest:\n"
+      "  finishStep, optimizerStep (Adam under ZeRO-3), the executor's "
+      "bookkeeping, MPI's\n"
+      "  polling in the loss sum, MPI's own threads and mpirun. The single "
+      "process's CPU\n"
+      "  includes its Adam (about 1%% of it). The ranks' figures are the "
+      "difference of\n"
+      "  the two runs like the getrusage ones, so start-up is left out of "
+      "all three; rest,\n"
+      "  a difference of differences, is noise within a few hundredths of a "
+      "second (the\n"
+      "  start-up's CPU varies from run to run) and can come out below "
+      "zero.\n"
+      "- Wall: compute and comm as above (the Ulysses all-to-alls, and any "
+      "wait in them,\n"
+      "  in comm; comm includes pipeline bubbles and imbalance). loss: the "
+      "end-of-step loss\n"
+      "  all-reduce, where ranks that finish early wait for the slowest: "
+      "waiting, not work.\n"
+      "  runtime: the rest of the step, finishStep, optimizerStep and the "
+      "executor's\n"
+      "  bookkeeping. Under oversubscription a rank's wall seconds include "
+      "the other\n"
+      "  ranks' turns on its core (the last rank to arrive at the loss sum "
+      "waits least,\n"
+      "  so its runtime is the least inflated); the CPU split above does "
+      "not.\n");
   return 0;
 }
