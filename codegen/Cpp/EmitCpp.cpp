@@ -257,6 +257,10 @@ private:
         return failure();
       sp = "&" + *id;
     }
+    // What the plan expects the op to cost, for a reader of one rank's step.
+    char modelled[48];
+    std::snprintf(modelled, sizeof modelled, "  // modelled %.3g ms",
+                  c.getTime() * 1e3);
     std::string args = std::to_string(c.getStage()) + ", {" +
                        std::to_string(c.getLayerBegin()) + ", " +
                        std::to_string(c.getLayerEnd()) + "}, " +
@@ -268,14 +272,14 @@ private:
         return failure();
       code.lines.push_back("PLXRT_TRY(x.forward(" + args + ", {" +
                            std::to_string(ckpt->first) + ", " +
-                           std::to_string(ckpt->second) + "}));");
+                           std::to_string(ckpt->second) + "}));" + modelled);
       break;
     }
     case rt::ComputeKind::recompute:
-      code.lines.push_back("PLXRT_TRY(x.recompute(" + args + "));");
+      code.lines.push_back("PLXRT_TRY(x.recompute(" + args + "));" + modelled);
       break;
     case rt::ComputeKind::bwd:
-      code.lines.push_back("PLXRT_TRY(x.backward(" + args + "));");
+      code.lines.push_back("PLXRT_TRY(x.backward(" + args + "));" + modelled);
       break;
     }
     return success();
