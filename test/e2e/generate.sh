@@ -10,17 +10,22 @@
 #           chunks, every layer checkpointed and recomputed, ZeRO-3 per stage
 #   pp-dp   static 1F1B: 2 stages x 4 replicas of whole sequences, ZeRO-1
 #           data-parallel sync (reduce-scatter, update, all-gather)
+#   single  one rank (one chip, sp 1): the whole step on one process, the
+#           program a single GPU runs (scripts/gpu-check.sh)
 set -eu
 bin=$1 spec=$2 variant=$3 mlir=$4 cpp=$5
 tmp=$mlir.plx
+one=""
 case $variant in
+  single) zero=0; passes="-plx-plan-static"
+    one="s/nodes = 2;/nodes = 1;/; s/chips_per_node = 4;/chips_per_node = 1;/; s/sp = 2;/sp = 1;/" ;;
   flexsp) zero=3; passes="-plx-adaptive-sp" ;;
   dpp) zero=3; passes="-plx-dynamic-pp=min-slices=2 -plx-checkpoint=strategy=full" ;;
   pp-dp) zero=1; passes="-plx-plan-static=layout=pp2-tp1-1f1b" ;;
   *) echo "generate.sh: unknown variant '$variant'" >&2; exit 2 ;;
 esac
 sed -e 's/sigma = 0.8/sigma = 1.2/' -e 's/seed = 1;/seed = 3;/' \
-    -e "s/zero = 3;/zero = $zero;/" "$spec" > "$tmp"
+    -e "s/zero = 3;/zero = $zero;/" -e "${one:-s/^//}" "$spec" > "$tmp"
 "$bin/plx-translate" --import-plx "$tmp" \
   | "$bin/plx-opt" -plx-instantiate -plx-place $passes -plx-lower-to-rt \
   > "$mlir"

@@ -1,16 +1,16 @@
 #!/bin/sh
-# e2e.tiny-dpp-cuda.no-device: the CUDA build of the dpp program (the same
-# generated source, compiled by nvcc, NCCL collectives) started on 8 ranks:
-#   run-cuda.sh CUDA_CHECK PROGRAM MPIEXEC [MPIEXEC FLAGS...]
+# e2e.tiny-*-cuda.no-device: the CUDA build of a generated program (the
+# same source, compiled by nvcc, NCCL collectives) started on its ranks:
+#   run-cuda.sh CUDA_CHECK PROGRAM RANKS MPIEXEC [MPIEXEC FLAGS...]
 # CUDA_CHECK is plxrt-cuda-check. With no GPU (it exits 2), the program
 # must exit non-zero and say "no CUDA device" (every rank stops at NCCL
-# start-up, none hangs). With 8 or more GPUs it must pass --check. With 1
-# to 7 GPUs two ranks of one communicator share a GPU, which NCCL refuses:
+# start-up, none hangs). With a GPU per rank it must pass --check. With
+# fewer, two ranks of one communicator share a GPU, which NCCL refuses:
 # the program must stop with an error that names NCCL, not hang. Anything
 # else fails.
 set -u
-check=$1 program=$2
-shift 2
+check=$1 program=$2 ranks=$3
+shift 3
 devices=$("$check" 2>&1)
 devrc=$?
 printf '%s\n' "$devices"
@@ -32,9 +32,9 @@ if [ "$devrc" -eq 2 ] && [ "$rc" -ne 0 ] &&
   echo "run-cuda.sh: no device, reported clearly (exit status $rc)"
   exit 0
 fi
-if [ "$devrc" -eq 0 ] && [ "${n:-0}" -lt 8 ] && [ "$rc" -ne 0 ] &&
+if [ "$devrc" -eq 0 ] && [ "${n:-0}" -lt "$ranks" ] && [ "$rc" -ne 0 ] &&
    printf '%s\n' "$out" | grep -q "error on rank .*NCCL\|error on rank .*nccl"; then
-  echo "run-cuda.sh: $n GPU(s) for 8 ranks: NCCL's refusal reported clearly" \
+  echo "run-cuda.sh: $n GPU(s) for $ranks ranks: NCCL's refusal reported clearly" \
        "(exit status $rc)"
   exit 0
 fi

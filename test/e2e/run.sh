@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs one generated plan of examples/tiny-cpu.plx on 8 ranks under mpirun
+# Runs one generated plan of examples/tiny-cpu.plx on its ranks under mpirun
 # and compares its loss and gradients with a single-rank run of the same
 # model, weights and batch (the program's --check, tolerance 1e-5
 # relative). First checks that the plan uses what the variant is there to
@@ -28,5 +28,11 @@ case $variant in
   pp-dp)
     need 'rt.send .* carries fwd' "activation message between stages"
     need 'rt.reduce_scatter group "dp:' "data-parallel gradient sync" ;;
+  single)
+    need 'rt.program @rank_0 ' "program for rank 0"
+    if grep -q 'rt.program @rank_1 ' "$mlir"; then
+      echo "run.sh: the single plan has more than one rank" >&2
+      exit 1
+    fi ;;
 esac
 exec "$@" "$program" --check
