@@ -212,6 +212,46 @@ Tensor tensorOf(const std::vector<float> &v) {
   return t;
 }
 
+/// Inputs of an attention case (4 query heads over 2 K/V heads of `d`,
+/// drawn from streams first..first + 5) and the CPU kernels' outputs on
+/// them: what the device kernels and the offload are compared with.
+struct AttentionCase {
+  cpu::AttentionHeads shape;
+  int64_t qn = 0, kn = 0, cn = 0;
+  Tensor q, k, v, ctxK, ctxV, dout;
+  Tensor out, lse, dq, dk, dv, dctxK, dctxV;
+};
+
+AttentionCase attentionCase(const std::vector<Slice> &slices, int64_t rows,
+                            int64_t contextRows, int64_t d, uint64_t first) {
+  AttentionCase c;
+  c.shape = {4, 2, d};
+  c.qn = rows * 4 * d;
+  c.kn = rows * 2 * d;
+  c.cn = contextRows * 2 * d;
+  c.q = uniform(c.qn, first, 1.0f);
+  c.k = uniform(c.kn, first + 1, 1.0f);
+  c.v = uniform(c.kn, first + 2, 1.0f);
+  c.ctxK = uniform(c.cn, first + 3, 1.0f);
+  c.ctxV = uniform(c.cn, first + 4, 1.0f);
+  c.dout = uniform(c.qn, first + 5, 1.0f);
+  c.out = Tensor({c.qn});
+  c.lse = Tensor({rows * 4});
+  c.dq = Tensor({c.qn});
+  c.dk = Tensor({c.kn});
+  c.dv = Tensor({c.kn});
+  c.dctxK = Tensor({c.cn});
+  c.dctxV = Tensor({c.cn});
+  cpu::attentionForward(slices, c.shape, c.q.data(), c.k.data(), c.v.data(),
+                        c.ctxK.data(), c.ctxV.data(), c.out.data(),
+                        c.lse.data());
+  cpu::attentionBackward(slices, c.shape, c.q.data(), c.k.data(), c.v.data(),
+                         c.ctxK.data(), c.ctxV.data(), c.out.data(),
+                         c.lse.data(), c.dout.data(), c.dq.data(), c.dk.data(),
+                         c.dv.data(), c.dctxK.data(), c.dctxV.data());
+  return c;
+}
+
 /// Expects `s` to fail with "<lead>: <reason>", the reason containing
 /// `reason`: an argument check, not a CUDA error.
 void expectArgumentError(const Status &s, const std::string &lead,
@@ -341,20 +381,12 @@ TEST(RuntimeCuda, AttentionMatchesTheCpuKernels) {
   }
   for (int64_t d : {16, 40, 128}) {
     SCOPED_TRACE("head_dim " + std::to_string(d));
-    const cpu::AttentionHeads shape{4, 2, d};
-    const int64_t qn = rows * 4 * d, kn = rows * 2 * d,
-                  cn = contextRows * 2 * d;
-    const Tensor q = uniform(qn, 1, 1.0f), k = uniform(kn, 2, 1.0f),
-                 v = uniform(kn, 3, 1.0f), ctxK = uniform(cn, 4, 1.0f),
-                 ctxV = uniform(cn, 5, 1.0f), dout = uniform(qn, 6, 1.0f);
-    Tensor out({qn}), lse({rows * 4}), dq({qn}), dk({kn}), dv({kn}),
-        dctxK({cn}), dctxV({cn});
-    cpu::attentionForward(slices, shape, q.data(), k.data(), v.data(),
-                          ctxK.data(), ctxV.data(), out.data(), lse.data());
-    cpu::attentionBackward(slices, shape, q.data(), k.data(), v.data(),
-                           ctxK.data(), ctxV.data(), out.data(), lse.data(),
-                           dout.data(), dq.data(), dk.data(), dv.data(),
-                           dctxK.data(), dctxV.data());
+    const AttentionCase c = attentionCase(slices, rows, contextRows, d, 1);
+    const cpu::AttentionHeads shape = c.shape;
+    const int64_t qn = c.qn, kn = c.kn, cn = c.cn;
+    const Tensor &q = c.q, &k = c.k, &v = c.v, &ctxK = c.ctxK, &ctxV = c.ctxV,
+                 &dout = c.dout, &out = c.out, &lse = c.lse, &dq = c.dq,
+                 &dk = c.dk, &dv = c.dv, &dctxK = c.dctxK, &dctxV = c.dctxV;
 
     DeviceBuffer gq(values(q)), gk(values(k)), gv(values(v)),
         gctxK(values(ctxK)), gctxV(values(ctxV)), gdout(values(dout));
@@ -582,20 +614,12 @@ TEST(RuntimeCudaOffload, AttentionMatchesTheCpuKernels) {
   }
   for (int64_t d : {16, 40}) {
     SCOPED_TRACE("head_dim " + std::to_string(d));
-    const cpu::AttentionHeads shape{4, 2, d};
-    const int64_t qn = rows * 4 * d, kn = rows * 2 * d,
-                  cn = contextRows * 2 * d;
-    const Tensor q = uniform(qn, 21, 1.0f), k = uniform(kn, 22, 1.0f),
-                 v = uniform(kn, 23, 1.0f), ctxK = uniform(cn, 24, 1.0f),
-                 ctxV = uniform(cn, 25, 1.0f), dout = uniform(qn, 26, 1.0f);
-    Tensor out({qn}), lse({rows * 4}), dq({qn}), dk({kn}), dv({kn}),
-        dctxK({cn}), dctxV({cn});
-    cpu::attentionForward(slices, shape, q.data(), k.data(), v.data(),
-                          ctxK.data(), ctxV.data(), out.data(), lse.data());
-    cpu::attentionBackward(slices, shape, q.data(), k.data(), v.data(),
-                           ctxK.data(), ctxV.data(), out.data(), lse.data(),
-                           dout.data(), dq.data(), dk.data(), dv.data(),
-                           dctxK.data(), dctxV.data());
+    const AttentionCase c = attentionCase(slices, rows, contextRows, d, 21);
+    const cpu::AttentionHeads shape = c.shape;
+    const int64_t qn = c.qn, kn = c.kn, cn = c.cn;
+    const Tensor &q = c.q, &k = c.k, &v = c.v, &ctxK = c.ctxK, &ctxV = c.ctxV,
+                 &dout = c.dout, &out = c.out, &lse = c.lse, &dq = c.dq,
+                 &dk = c.dk, &dv = c.dv, &dctxK = c.dctxK, &dctxV = c.dctxV;
     Tensor gout({qn}), glse({rows * 4}), gdq({qn}), gdk({kn}), gdv({kn}),
         gdctxK({cn}), gdctxV({cn});
     Status st = offload->attentionForward(slices, shape, q.data(), k.data(),
