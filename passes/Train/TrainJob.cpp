@@ -93,7 +93,9 @@ lower::RingOrders ringOrdersOf(plan::JobOp job) {
       continue;
     std::vector<int64_t> key(group.getRanks().begin(), group.getRanks().end());
     std::sort(key.begin(), key.end());
-    orders[key] = std::vector<int64_t>(order->begin(), order->end());
+    std::vector<int64_t> ring(order->begin(), order->end());
+    if (ring != key) // rank order needs no entry
+      orders[key] = std::move(ring);
   }
   return orders;
 }

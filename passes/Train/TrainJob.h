@@ -58,7 +58,8 @@ struct PlacedJob {
 mlir::FailureOr<PlacedJob> placedJob(plan::JobOp job);
 
 /// The ring order placement chose for each of the job's communicators
-/// (plan.comm_group `order`; groups without one are left out).
+/// whose order is not plain rank order (plan.comm_group `order`; groups
+/// without one are left out).
 lower::RingOrders ringOrdersOf(plan::JobOp job);
 
 /// plan.step <-> lower::StepPlan. stepPlanOf reads every attribute
