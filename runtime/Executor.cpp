@@ -392,17 +392,24 @@ struct StepExecutor::State {
 
   /// The start of a recompute or backward: the stage and layers are this
   /// rank's, the work resolves, exists, and every layer of the range has
-  /// run its forward for it.
+  /// run its forward for it. `checkpointed` receives the layers whose
+  /// activations are incomplete (waiting for their recompute), in order.
   Status openForwardedWork(const std::string &where, int64_t stage,
                            LayerRange layers, const Work &work,
-                           const Group *ulysses, Resolved &r, WorkState *&ws) {
+                           const Group *ulysses, Resolved &r, WorkState *&ws,
+                           std::vector<int64_t> &checkpointed) {
     PLXRT_TRY(checkCompute(stage, layers).withContext(where));
     PLXRT_TRY(resolve(work, ulysses, r).withContext(where));
     PLXRT_TRY(workFor(r, false, ws).withContext(where));
-    for (int64_t l = layers.begin; l < layers.end; ++l)
-      if (!ws->acts.count(l))
+    checkpointed.clear();
+    for (int64_t l = layers.begin; l < layers.end; ++l) {
+      auto it = ws->acts.find(l);
+      if (it == ws->acts.end())
         return Status::error(where + ": layer " + num(l) +
                              " has not run its forward for this work");
+      if (!it->second.complete)
+        checkpointed.push_back(l);
+    }
     return Status::success();
   }
 
@@ -1102,11 +1109,9 @@ Status StepExecutor::recompute(int64_t stage, LayerRange layers,
   };
   Resolved r;
   WorkState *ws = nullptr;
-  PLXRT_TRY(st.openForwardedWork(where, stage, layers, work, ulysses, r, ws));
   std::vector<int64_t> todo;
-  for (int64_t l = layers.begin; l < layers.end; ++l)
-    if (!ws->acts[l].complete)
-      todo.push_back(l);
+  PLXRT_TRY(
+      st.openForwardedWork(where, stage, layers, work, ulysses, r, ws, todo));
   if (todo.empty())
     return fail("none of the layers was checkpointed in the forward and is "
                 "waiting for its recompute");
@@ -1135,14 +1140,15 @@ Status StepExecutor::backward(int64_t stage, LayerRange layers,
   };
   Resolved r;
   WorkState *ws = nullptr;
-  PLXRT_TRY(st.openForwardedWork(where, stage, layers, work, ulysses, r, ws));
+  std::vector<int64_t> pending;
+  PLXRT_TRY(st.openForwardedWork(where, stage, layers, work, ulysses, r, ws,
+                                 pending));
+  if (!pending.empty())
+    return fail("layer " + num(pending.front()) +
+                " was checkpointed and has not been recomputed");
   std::vector<int64_t> used;
-  for (int64_t l = layers.begin; l < layers.end; ++l) {
-    if (!ws->acts[l].complete)
-      return fail("layer " + num(l) +
-                  " was checkpointed and has not been recomputed");
+  for (int64_t l = layers.begin; l < layers.end; ++l)
     used.push_back(l);
-  }
   const bool head = layers.end == st.config.layers;
   PLXRT_TRY(st.requireGathered(used, head).withContext(where));
   if (head && !ws->hasHead)
