@@ -1620,7 +1620,7 @@ private:
     BlockReader s(*strategy, "strategy of train '" + clip(decl.name) + "'",
                   strategyField ? strategyField->keyLoc : decl.nameLoc,
                   {"sp", "pp", "tp", "cp", "checkpoint", "zero", "memory_limit",
-                   "micro_batch"},
+                   "micro_batch", "memory_reserve", "attention"},
                   diags_);
     // Every field is read before giving up, so that each gets its error.
     bool degreesOk = readDegree(s, "sp", {"adaptive", "best_homogeneous"},
@@ -1640,6 +1640,9 @@ private:
     auto memLimit = s.integer("memory_limit", false, 1 << 20, int64_t(1) << 50,
                               Dimension::Bytes);
     auto microBatch = s.integer("micro_batch", false, 1, 1 << 30);
+    auto memReserve = s.integer("memory_reserve", false, 0, int64_t(1) << 50,
+                                Dimension::Bytes);
+    auto attention = s.keyword("attention", false, {"fused", "eager"});
     if (!degreesOk || r.failed() || s.failed() || !model || !data || !fab)
       return;
     t.model = model->name, t.data = data->name, t.fabric = fab->name;
@@ -1649,6 +1652,8 @@ private:
     t.tp = tp.value_or(1), t.cp = cp.value_or(1), t.zero = zero.value_or(3);
     t.memoryLimit = memLimit.value_or(0);
     t.microBatch = microBatch.value_or(0);
+    t.memoryReserve = memReserve.value_or(-1);
+    t.eagerAttention = attention.value_or("fused") == "eager";
     std::string ck = checkpoint.value_or("none");
     t.checkpoint = ck == "selective"  ? TrainSpec::Checkpoint::Selective
                    : ck == "full"     ? TrainSpec::Checkpoint::Full
@@ -1673,6 +1678,7 @@ private:
     degrees.pp = t.pp == TrainSpec::Pp::Static ? t.ppDegree : 0;
     degrees.tp = t.tp, degrees.cp = t.cp, degrees.zero = t.zero;
     degrees.memoryLimitBytes = t.memoryLimit;
+    degrees.memoryReserveBytes = t.memoryReserve;
     if (!checkJobChips(r, jobChips, *f, *fab))
       return;
     t.chips = jobChips.value_or(0);

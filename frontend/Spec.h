@@ -81,6 +81,8 @@ struct TrainSpec {
   Pp pp = Pp::Static;
   int64_t ppDegree = 1, tp = 1, cp = 1, zero = 3, memoryLimit = 0;
   int64_t microBatch = 0; // sequences per micro-batch and group; 0 = memory
+  int64_t memoryReserve = -1; // bytes held back per chip; -1 = the default
+  bool eagerAttention = false; // attention = eager (default: fused)
   Checkpoint checkpoint = Checkpoint::None;
 };
 

@@ -8,7 +8,7 @@ from lit.llvm.subst import ToolSubst
 config.name = "PLEXUS"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".plx", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "unit", "fuzz"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "unit", "fuzz", "corpus"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.plexus_obj_root, "test")
 

@@ -116,7 +116,7 @@ int64_t activationBytesPerToken(const lower::TrainModel &model,
   cost::Slice slice{std::max<int64_t>(1, maxLength), 0};
   for (int64_t l = 0; l < model.shape.layers; ++l) {
     auto a = cost::activationBytesPerToken(model.shape, l, slice,
-                                           model.checkpointing);
+                                           model.checkpointing, model.attention);
     kept += a.value;
     if (model.checkpointing == cost::Checkpointing::Full) {
       auto full = cost::activationBytesPerToken(model.shape, l, slice,

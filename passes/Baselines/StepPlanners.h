@@ -36,7 +36,8 @@ struct TrainSetup {
   lower::TrainModel model;
   int64_t world = 0;        ///< chips of the job
   int64_t chipsPerNode = 1; ///< ranks r and r' share a node iff r/c == r'/c
-  int64_t memoryBytes = 0;  ///< usable bytes per chip
+  int64_t memoryBytes = 0;  ///< usable bytes per chip (HBM less the reserve)
+  int64_t memoryReserveBytes = 0; ///< held back of the HBM (reported)
   /// Sequences each group takes per micro-batch (0: as many as memory
   /// holds, packed best-fit-decreasing and balanced).
   int64_t microBatchSeqs = 0;

@@ -113,6 +113,22 @@ int64_t trainLayerResidentBytes(const TransformerShape &s, int64_t tp,
   return ceilDiv(params * kTrainBytesPerParameter, allWays);
 }
 
+int64_t defaultMemoryReserveBytes(const ChipSpec &chip) {
+  return kMemoryReserveFixedBytes +
+         static_cast<int64_t>(kMemoryReserveFraction *
+                              static_cast<double>(chip.hbmBytes));
+}
+
+int64_t usableMemoryBytes(const ChipSpec &chip, int64_t memoryLimitBytes,
+                          int64_t reserveBytes) {
+  const int64_t reserve =
+      reserveBytes >= 0 ? reserveBytes : defaultMemoryReserveBytes(chip);
+  int64_t usable = std::max<int64_t>(0, chip.hbmBytes - reserve);
+  if (memoryLimitBytes > 0)
+    usable = std::min(usable, memoryLimitBytes);
+  return usable;
+}
+
 std::vector<JobProblem> checkTrainJob(const TransformerShape &model,
                                       const ChipSpec &chip, int64_t chips,
                                       const TrainDegrees &d) {
@@ -157,6 +173,11 @@ std::vector<JobProblem> checkTrainJob(const TransformerShape &model,
                                ") exceeds the HBM of " + chip.name + " (" +
                                gigabytes(double(chip.hbmBytes)) + ")");
   }
+  if (d.memoryReserveBytes >= chip.hbmBytes)
+    report("memory_reserve", "memory_reserve (" +
+                                 gigabytes(double(d.memoryReserveBytes)) +
+                                 ") leaves nothing of the HBM of " + chip.name +
+                                 " (" + gigabytes(double(chip.hbmBytes)) + ")");
 
   // Degrees against the model.
   if (shapeOk) {

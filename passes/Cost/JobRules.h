@@ -34,7 +34,23 @@ struct TrainDegrees {
   int64_t cp = 1;
   int64_t zero = 3;             // ZeRO stage 0..3
   int64_t memoryLimitBytes = 0; // usable bytes per chip; 0 = chip's HBM
+  int64_t memoryReserveBytes = -1; // held back per chip; -1 = the default
 };
+
+/// What a training process cannot use of a chip's HBM, by default: the CUDA
+/// context with cuBLAS/cuDNN workspaces and NCCL's communication buffers
+/// (a fixed kMemoryReserveFixedBytes) plus the caching allocator's
+/// fragmentation (kMemoryReserveFraction of the HBM). docs/cost-model.md
+/// has the sources; `memory_reserve` in a strategy overrides it.
+constexpr int64_t kMemoryReserveFixedBytes = int64_t(1) << 30; // 1 GiB
+constexpr double kMemoryReserveFraction = 0.05;
+int64_t defaultMemoryReserveBytes(const ChipSpec &chip);
+
+/// The bytes a training job may use per chip: the chip's HBM less the
+/// reserve (`reserveBytes`, or the default when negative), and no more
+/// than `memoryLimitBytes` when that is set (> 0). Never negative.
+int64_t usableMemoryBytes(const ChipSpec &chip, int64_t memoryLimitBytes,
+                          int64_t reserveBytes);
 
 /// Bytes one chip needs to hold the weights of the largest layer in the
 /// model's dtype, plus (for training) gradients and Adam states: the

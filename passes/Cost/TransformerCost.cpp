@@ -22,6 +22,7 @@ constexpr int64_t kWeightAndGradBytes = 4;
 constexpr int64_t kWeightBytes = 2;
 // Dropout masks are kept as one byte per element, whatever the dtype.
 constexpr int64_t kMaskBytes = 1;
+constexpr int64_t kLogSumExpBytes = 4; // fp32 softmax statistics per head
 
 std::string num(int64_t v) { return std::to_string(v); }
 
@@ -114,7 +115,8 @@ int64_t layerWeightBytes(const TransformerShape &shape, int64_t layerIndex) {
 
 CostResult<int64_t> activationBytesPerToken(const TransformerShape &shape,
                                             int64_t layerIndex, Slice slice,
-                                            Checkpointing mode) {
+                                            Checkpointing mode,
+                                            AttentionKernel kernel) {
   CostResult<int64_t> result;
   result.problems = checkLayerSlice(shape, layerIndex, slice);
   if (!result.ok())
@@ -153,11 +155,15 @@ CostResult<int64_t> activationBytesPerToken(const TransformerShape &shape,
   feedForward += kMaskBytes * h; // dropout mask after the feed-forward
   int64_t kept = norms + attention + feedForward;
 
-  if (mode == Checkpointing::None) {
+  if (mode == Checkpointing::None && kernel == AttentionKernel::Eager) {
     // The attention core: softmax output and dropout output (dtype) and the
     // dropout mask (1 byte) for every head and every key the token sees.
     int64_t keys = slice.context + slice.tokens;
     kept += (2 * e + kMaskBytes) * shape.heads * keys;
+  } else if (mode == Checkpointing::None) {
+    // A fused kernel recomputes the scores in its backward from Q, K, V and
+    // the output (all kept above) and the fp32 log-sum-exp of each head.
+    kept += kLogSumExpBytes * shape.heads;
   }
   result.value = kept;
   return result;

@@ -92,10 +92,16 @@ int64_t layerWeightBytes(const TransformerShape &shape, int64_t layerIndex);
 /// generalized to GQA, SwiGLU and MoE; tensors in the shape's dtype, dropout
 /// masks 1 byte). The attention-core term grows with the key length
 /// context + tokens. The slice's total is tokens × this. Problems as for
-/// layerForwardFlops.
-CostResult<int64_t> activationBytesPerToken(const TransformerShape &shape,
-                                            int64_t layerIndex, Slice slice,
-                                            Checkpointing mode);
+/// layerForwardFlops. Without checkpointing, the attention core keeps what
+/// its kernel keeps: a fused (flash-style) kernel only the softmax's fp32
+/// log-sum-exp per head (the default, as long-context training runs); an
+/// eager kernel the scores' softmax and dropout outputs and the dropout
+/// mask for every key the token sees.
+enum class AttentionKernel { Fused, Eager };
+CostResult<int64_t>
+activationBytesPerToken(const TransformerShape &shape, int64_t layerIndex,
+                        Slice slice, Checkpointing mode,
+                        AttentionKernel kernel = AttentionKernel::Fused);
 
 /// K and V bytes per token per layer: 2·kvHeads·headDim·bytesPerElement.
 /// They are part of the None/Selective activation bytes, but a split

@@ -67,7 +67,8 @@ cost::CostResult<LayerWork> layerWork(const TrainModel &model,
     fwd += flops.value.total();
     rec += cost::recomputeFlops(flops.value, model.checkpointing);
     auto act =
-        cost::activationBytesPerToken(shape, layer, slice, model.checkpointing);
+        cost::activationBytesPerToken(shape, layer, slice, model.checkpointing,
+                                      model.attention);
     if (!act.ok()) {
       result.problems = act.problems;
       return result;

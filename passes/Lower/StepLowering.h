@@ -35,6 +35,9 @@ struct TrainModel {
   double efficiency = cost::kDefaultMatmulEfficiency;
   cost::Checkpointing checkpointing = cost::Checkpointing::Selective;
   int64_t zero = 3; ///< ZeRO stage 0..3 over the data-parallel ranks
+  /// The attention kernel's activations without checkpointing (fused
+  /// unless the strategy says `attention = eager`).
+  cost::AttentionKernel attention = cost::AttentionKernel::Fused;
 };
 
 /// How a group's ranks split the work. degree() = ulysses * tp * cp * pp.

@@ -1,6 +1,8 @@
 //===- TrainJob.cpp - A plx.train as the planners' plain values -----------===//
 #include "passes/Train/TrainJob.h"
 
+#include "passes/Cost/JobRules.h"
+
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -44,8 +46,15 @@ baselines::TrainSetup trainSetupOf(TrainOps ops) {
   setup.world = ops.train.getJobChips(ops.fabric);
   setup.chipsPerNode = ops.fabric.getChipsPerNode();
   setup.microBatchSeqs = strategy.getMicroBatch();
-  setup.memoryBytes = strategy.getMemoryLimit() > 0 ? strategy.getMemoryLimit()
-                                                    : setup.model.chip.hbmBytes;
+  setup.memoryBytes =
+      cost::usableMemoryBytes(setup.model.chip, strategy.getMemoryLimit(),
+                              strategy.getMemoryReserve());
+  setup.memoryReserveBytes =
+      strategy.getMemoryReserve() >= 0
+          ? strategy.getMemoryReserve()
+          : cost::defaultMemoryReserveBytes(setup.model.chip);
+  if (strategy.getEagerAttention())
+    setup.model.attention = cost::AttentionKernel::Eager;
   return setup;
 }
 

@@ -7,12 +7,15 @@
 #include "passes/Train/DppPlanning.h"
 #include "passes/Train/FlexSpModel.h"
 #include "passes/Train/PipelineStepIR.h"
+#include "passes/Train/StepBound.h"
 #include "passes/Train/TrainJob.h"
 
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 using namespace mlir;
 
@@ -52,40 +55,6 @@ void addPlanned(Accumulator &acc, const baselines::NamedPlan &plan,
     }
   }
   acc.outcome.plannedSeconds += plan.seconds();
-}
-
-/// Lowers and simulates one planned step; returns the error, if any.
-std::string simulatePlan(Accumulator &acc, const baselines::NamedPlan &plan,
-                         const sim::CommTimeFn &comm,
-                         const lower::RingOrders &orders,
-                         const std::string &trace) {
-  StepSimulation simulated = simulateStep(plan, comm, &orders);
-  if (!simulated.error.empty())
-    return simulated.error;
-  const sim::SimResult &result = simulated.result;
-  if (!trace.empty())
-    if (std::string error = sim::writeChromeTrace(result, trace);
-        !error.empty())
-      return "cannot write the trace: " + error;
-  PlanOutcome &o = acc.outcome;
-  o.simulated = true;
-  o.predictedSeconds += result.stepSeconds;
-  acc.flops += simulated.flops;
-  acc.rankSeconds += result.stepSeconds * double(result.ranks.size());
-  if (o.peakMemoryBytes.size() < result.ranks.size())
-    o.peakMemoryBytes.resize(result.ranks.size(), 0);
-  double n = double(result.ranks.size());
-  for (size_t r = 0; r < result.ranks.size(); ++r) {
-    const sim::RankResult &rr = result.ranks[r];
-    o.peakMemoryBytes[r] = std::max(o.peakMemoryBytes[r], rr.peakMemoryBytes);
-    o.computeSeconds += rr.computeSeconds / n;
-    o.commSeconds += rr.commSeconds / n;
-    o.bubbleSeconds += rr.idleSeconds / n;
-    for (const sim::Span &span : rr.spans)
-      if (span.category == "recompute")
-        o.recomputeSeconds += (span.end - span.start) / n;
-  }
-  return {};
 }
 
 void finish(Accumulator &acc, int64_t steps, double peakFlops) {
@@ -266,11 +235,11 @@ dynamicPpBaselines(const baselines::TrainSetup &setup,
   return out;
 }
 
-baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
-                                     const std::vector<int64_t> &lengths,
-                                     plx::TrainOp train,
-                                     const sim::CommTimeFn &comm,
-                                     bool allowFlexSp) {
+baselines::NamedPlan
+planJobStrategy(const baselines::TrainSetup &setup,
+                const std::vector<int64_t> &lengths, plx::TrainOp train,
+                const sim::CommTimeFn &comm, bool allowFlexSp,
+                std::vector<baselines::NamedPlan> *finalists) {
   const plx::TrainStrategyAttr strategy = train.getStrategy();
   const lower::GroupLayout base = strategyLayout(train);
   const bool adaptiveSp = strategy.getSp() != plx::SpMode::static_;
@@ -282,10 +251,18 @@ baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
   // A planner's plan, else the searched static layouts below; when those
   // fail too, the error says why the planner could not plan either.
   auto orSearch = [&](baselines::NamedPlan planned) {
-    if (planned.ok())
+    if (planned.ok()) {
+      // The static layouts the strategy generalises are finalists too.
+      if (finalists) {
+        baselines::NamedPlan searched = planJobStrategy(
+            setup, lengths, train, comm, /*allowFlexSp=*/false, finalists);
+        if (searched.ok())
+          finalists->insert(finalists->begin(), std::move(searched));
+      }
       return planned;
-    baselines::NamedPlan fallback =
-        planJobStrategy(setup, lengths, train, comm, /*allowFlexSp=*/false);
+    }
+    baselines::NamedPlan fallback = planJobStrategy(
+        setup, lengths, train, comm, /*allowFlexSp=*/false, finalists);
     if (!fallback.ok())
       fallback.error =
           planned.name + ": " + planned.error + "; " + fallback.error;
@@ -329,7 +306,8 @@ baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
   if (adaptiveCkpt)
     modes = {cost::Checkpointing::Selective, cost::Checkpointing::Full};
 
-  baselines::NamedPlan best, firstError;
+  baselines::NamedPlan firstError;
+  std::vector<baselines::NamedPlan> feasible;
   for (cost::Checkpointing mode : modes)
     for (int64_t p : depths)
       for (int64_t d : degrees) {
@@ -340,11 +318,20 @@ baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
         lower::GroupLayout layout{d, base.tp, base.cp, p};
         baselines::NamedPlan plan =
             baselines::planStaticLayout(s, lengths, layout, comm);
-        if (plan.ok() && (!best.ok() || plan.seconds() < best.seconds()))
-          best = std::move(plan);
-        else if (!plan.ok() && firstError.error.empty())
+        if (plan.ok())
+          feasible.push_back(std::move(plan));
+        else if (firstError.error.empty())
           firstError = std::move(plan);
       }
+  // Fastest estimate first; ties keep the search order (smaller first).
+  std::stable_sort(feasible.begin(), feasible.end(),
+                   [](const baselines::NamedPlan &a,
+                      const baselines::NamedPlan &b) {
+                     return a.seconds() < b.seconds();
+                   });
+  baselines::NamedPlan best;
+  if (!feasible.empty())
+    best = std::move(feasible.front());
   if (!best.ok()) {
     firstError.name = "the strategy";
     firstError.error =
@@ -354,13 +341,217 @@ baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
     return firstError;
   }
   // SP alone left open is FlexSP's BatchAda baseline.
-  if (adaptiveSp && !dynamicPp && !adaptiveCkpt)
-    best.name = "best-homogeneous-sp";
-  else
-    best.name = "best-static:" + best.name;
-  best.plan->strategy = best.name;
+  auto rename = [&](baselines::NamedPlan &plan) {
+    if (adaptiveSp && !dynamicPp && !adaptiveCkpt)
+      plan.name = "best-homogeneous-sp:" + plan.name;
+    else
+      plan.name = "best-static:" + plan.name;
+    plan.plan->strategy = plan.name;
+  };
+  rename(best);
+  if (finalists)
+    for (size_t i = 1; i < feasible.size() && i <= kStaticFinalists; ++i) {
+      rename(feasible[i]);
+      finalists->push_back(std::move(feasible[i]));
+    }
   return best;
 }
+
+std::string strategyExcludes(plx::TrainOp train,
+                             const baselines::TrainSetup &setup,
+                             const baselines::NamedPlan &plan,
+                             bool packedByMemory) {
+  const plx::TrainStrategyAttr s = train.getStrategy();
+  const lower::GroupLayout &l = plan.layout;
+  const bool pipelined = plan.pipelined.has_value();
+  const bool adaptiveGroups = !pipelined && plan.plan &&
+                              plan.name.rfind("flexsp", 0) == 0;
+  const int64_t depth = l.pp;
+  std::vector<std::string> why;
+  auto fixed = [&](const std::string &what, const std::string &field,
+                   int64_t value) {
+    why.push_back(what + " (the strategy fixes " + field + " = " +
+                  std::to_string(value) + ")");
+  };
+  // Ulysses: FlexSP's mixed groups need sp = adaptive; a static degree
+  // admits only itself (DPP: per stage).
+  if (adaptiveGroups && s.getSp() != plx::SpMode::adaptive)
+    why.push_back(s.getSp() == plx::SpMode::static_
+                      ? "adaptive SP groups (the strategy fixes sp = " +
+                            std::to_string(s.getSpDegree()) + ")"
+                      : "adaptive SP groups (the strategy asks for one "
+                        "degree per batch)");
+  else if (!adaptiveGroups && s.getSp() == plx::SpMode::static_ &&
+           l.ulysses != s.getSpDegree() &&
+           !(pipelined && dppSpDegreeOf(train) == 0))
+    fixed("sp " + std::to_string(l.ulysses), "sp", s.getSpDegree());
+  if (l.tp != s.getTp())
+    fixed("tp " + std::to_string(l.tp), "tp", s.getTp());
+  if (l.cp != s.getCp())
+    fixed("cp " + std::to_string(l.cp), "cp", s.getCp());
+  if (s.getPp() == plx::PpMode::static_) {
+    if (pipelined)
+      fixed("a dynamic pipeline", "pp", s.getPpDegree());
+    else if (depth != s.getPpDegree())
+      fixed("pp " + std::to_string(depth), "pp", s.getPpDegree());
+  }
+  // Checkpointing: `adaptive` admits any; DPP's uniform count stands for
+  // `selective`.
+  if (s.getCheckpoint() != plx::Checkpoint::adaptive) {
+    const cost::Checkpointing planned =
+        pipelined ? cost::Checkpointing::Selective : plan.model.checkpointing;
+    const bool sameDpp =
+        pipelined && plan.name == "dpp"; // the job's own checkpointing
+    if (!sameDpp && planned != setup.model.checkpointing) {
+      const char *names[] = {"none", "selective", "full"};
+      why.push_back(std::string(names[static_cast<int>(planned)]) +
+                    " checkpointing (the strategy fixes checkpoint = " +
+                    names[static_cast<int>(setup.model.checkpointing)] + ")");
+    }
+  }
+  // ZeRO: the job's stage; a pipeline the planner chose runs at most 2.
+  const int64_t zero = setup.model.zero;
+  const bool plannerPipeline =
+      s.getPp() == plx::PpMode::dynamic && (depth > 1 || pipelined);
+  if (plan.model.zero != zero &&
+      !(plannerPipeline && plan.model.zero == std::min<int64_t>(zero, 2)))
+    fixed("ZeRO-" + std::to_string(plan.model.zero), "zero", zero);
+  if (packedByMemory && setup.microBatchSeqs > 0)
+    why.push_back("micro-batches packed by memory (the strategy fixes "
+                  "micro_batch = " +
+                  std::to_string(setup.microBatchSeqs) + ")");
+  std::string text;
+  for (const std::string &w : why)
+    text += (text.empty() ? "" : ", ") + w;
+  return text;
+}
+
+namespace {
+
+/// One plan of one step, judged: lowered, simulated on the placed chips
+/// with contention, and every rank's peak held against the usable memory.
+struct Judged {
+  baselines::NamedPlan plan;
+  StepSimulation sim;
+  std::string error; ///< the planner's, the simulator's, or memory's
+  int64_t peakBytes = 0, peakRank = 0;
+  bool ok() const { return error.empty(); }
+  double predicted() const { return sim.seconds; }
+};
+
+std::string gigabytes(int64_t bytes) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof(buffer), "%.1f GB", double(bytes) / 1e9);
+  return buffer;
+}
+
+/// What would bring a plan's memory down, for its layout.
+std::string memoryKnob(const baselines::NamedPlan &plan) {
+  std::vector<std::string> knobs;
+  if (plan.model.checkpointing != cost::Checkpointing::Full)
+    knobs.push_back("checkpoint more layers");
+  if (plan.model.zero < 3 && plan.layout.pp == 1 && !plan.pipelined)
+    knobs.push_back("use zero = 3");
+  knobs.push_back("raise tp or pp");
+  knobs.push_back("lower memory_reserve only if the reserve is too large");
+  std::string text;
+  for (size_t i = 0; i < knobs.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == knobs.size() ? " or " : ", ") + knobs[i];
+  return text;
+}
+
+Judged judge(baselines::NamedPlan plan, const baselines::TrainSetup &setup,
+             const sim::CommTimeFn &comm, const lower::RingOrders &orders) {
+  Judged j;
+  j.plan = std::move(plan);
+  if (!j.plan.ok()) {
+    j.error = j.plan.error;
+    return j;
+  }
+  j.sim = simulateStep(j.plan, comm, &orders);
+  if (!j.sim.error.empty()) {
+    j.error = j.sim.error;
+    return j;
+  }
+  const std::vector<sim::RankResult> &ranks = j.sim.result.ranks;
+  for (size_t r = 0; r < ranks.size(); ++r)
+    if (ranks[r].peakMemoryBytes > j.peakBytes) {
+      j.peakBytes = ranks[r].peakMemoryBytes;
+      j.peakRank = static_cast<int64_t>(r);
+    }
+  if (j.peakBytes > setup.memoryBytes)
+    j.error = "needs " + gigabytes(j.peakBytes) + " on rank " +
+              std::to_string(j.peakRank) + ", more than the " +
+              gigabytes(setup.memoryBytes) + " a chip holds (" +
+              gigabytes(setup.model.chip.hbmBytes) + " of HBM less a " +
+              gigabytes(setup.memoryReserveBytes) + " reserve" +
+              (setup.memoryBytes <
+                       setup.model.chip.hbmBytes - setup.memoryReserveBytes
+                   ? ", within the memory_limit"
+                   : "") +
+              "); " + memoryKnob(j.plan);
+  return j;
+}
+
+/// Adds one judged step to a plan's outcome.
+void accumulate(Accumulator &acc, const Judged &j, int64_t step) {
+  if (!j.ok()) {
+    if (acc.outcome.error.empty())
+      acc.outcome.error =
+          step == 0 ? j.error : "step " + std::to_string(step) + ": " + j.error;
+    return;
+  }
+  addPlanned(acc, j.plan, step);
+  const sim::SimResult &result = j.sim.result;
+  PlanOutcome &o = acc.outcome;
+  o.simulated = true;
+  o.predictedSeconds += result.stepSeconds;
+  acc.flops += j.sim.flops;
+  acc.rankSeconds += result.stepSeconds * double(result.ranks.size());
+  if (o.peakMemoryBytes.size() < result.ranks.size())
+    o.peakMemoryBytes.resize(result.ranks.size(), 0);
+  double n = double(result.ranks.size());
+  for (size_t r = 0; r < result.ranks.size(); ++r) {
+    const sim::RankResult &rr = result.ranks[r];
+    o.peakMemoryBytes[r] = std::max(o.peakMemoryBytes[r], rr.peakMemoryBytes);
+    o.computeSeconds += rr.computeSeconds / n;
+    o.commSeconds += rr.commSeconds / n;
+    o.bubbleSeconds += rr.idleSeconds / n;
+    for (const sim::Span &span : rr.spans)
+      if (span.category == "recompute")
+        o.recomputeSeconds += (span.end - span.start) / n;
+  }
+}
+
+/// The same plan twice: same layout, ZeRO, checkpointing and packing.
+std::string planKey(const baselines::NamedPlan &p, bool packedByMemory) {
+  const lower::GroupLayout &l = p.layout;
+  return std::to_string(l.ulysses) + "/" + std::to_string(l.tp) + "/" +
+         std::to_string(l.cp) + "/" + std::to_string(l.pp) + "/z" +
+         std::to_string(p.model.zero) + "/c" +
+         std::to_string(static_cast<int>(p.model.checkpointing)) +
+         (packedByMemory ? "/m" : "/f") + (p.pipelined ? "/dpp" : "") +
+         (p.name.rfind("flexsp", 0) == 0 ? "/flexsp" : "");
+}
+
+/// The pipeline depths a strategy allows, for the bound.
+BoundChoices boundChoicesOf(plx::TrainOp train,
+                            const baselines::TrainSetup &setup) {
+  const plx::TrainStrategyAttr s = train.getStrategy();
+  BoundChoices c;
+  c.tp = s.getTp();
+  if (s.getPp() == plx::PpMode::static_) {
+    c.pipelineDepths = {s.getPpDegree()};
+    return c;
+  }
+  c.pipelineDepths.clear();
+  for (int64_t p = 1; p <= setup.model.shape.layers && p <= setup.world; ++p)
+    if (setup.world % p == 0)
+      c.pipelineDepths.push_back(p);
+  return c;
+}
+
+} // namespace
 
 FailureOr<std::vector<TrainPrediction>>
 predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
@@ -370,24 +561,48 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     if (options.progress && Clock::now() - start > std::chrono::seconds(1))
       options.progress(line);
   };
-  bool traced = false;
+  bool traced = false, anyFailed = false;
   OpBuilder builder(module.getContext());
   builder.setInsertionPointToEnd(module.getBody());
 
   for (auto trainOp : llvm::to_vector(module.getOps<plx::TrainOp>())) {
-    FailureOr<TrainOps> ops = trainOps(trainOp);
-    if (failed(ops))
-      return failure();
-    baselines::TrainSetup setup = trainSetupOf(*ops);
     std::string name = trainOp.getSymName().str();
+    TrainPrediction pred;
+    pred.job = name;
+    pred.steps = trainOp.getSteps();
+    // A job that cannot be planned gets its diagnostic and its place in
+    // the report; the other jobs go on.
+    auto jobFailed = [&](InFlightDiagnostic diag, const std::string &why) {
+      (void)diag;
+      pred.error = why;
+      anyFailed = true;
+      predictions.push_back(pred);
+    };
+    FailureOr<TrainOps> ops = trainOps(trainOp);
+    if (failed(ops)) {
+      anyFailed = true;
+      pred.error = "the job names a declaration that is not in the spec";
+      predictions.push_back(std::move(pred));
+      continue;
+    }
+    baselines::TrainSetup setup = trainSetupOf(*ops);
+    pred.chipBytes = setup.model.chip.hbmBytes;
+    pred.reserveBytes = setup.memoryReserveBytes;
+    pred.usableBytes = setup.memoryBytes;
     auto job = dyn_cast_or_null<plan::JobOp>(
         SymbolTable::lookupSymbolIn(module, name + "_job"));
-    if (!job)
-      return emitError(trainOp.getLoc())
-             << "train job '" << name << "' has no placed plan.job";
+    if (!job) {
+      std::string why = "train job '" + name + "' has no placed plan";
+      jobFailed(emitError(trainOp.getLoc()) << why, why);
+      continue;
+    }
     FailureOr<PlacedJob> placed = placedJob(job);
-    if (failed(placed))
-      return failure();
+    if (failed(placed)) {
+      anyFailed = true;
+      pred.error = "the job's placement cannot be read";
+      predictions.push_back(std::move(pred));
+      continue;
+    }
     const lower::RingOrders orders = ringOrdersOf(job);
     // Planners ask for isolated times; simulations add contention between
     // concurrent transfers.
@@ -399,14 +614,12 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
         sim::fabricCommTime(*placed->graph, placed->chips, placed->params);
     instantiate::SamplerOrError sampler =
         instantiate::BatchSampler::create(datasetDescOf(ops->data));
-    if (!sampler.sampler)
-      return emitError(ops->data.getLoc())
-             << "dataset '" << ops->data.getSymName()
-             << "': cannot draw batches: " << sampler.error;
-
-    TrainPrediction pred;
-    pred.job = name;
-    pred.steps = trainOp.getSteps();
+    if (!sampler.sampler) {
+      std::string why = "dataset '" + ops->data.getSymName().str() +
+                        "': cannot draw batches: " + sampler.error;
+      jobFailed(emitError(ops->data.getLoc()) << why, why);
+      continue;
+    }
     if (setup.world > options.maxSimulatedRanks) {
       // Planning costs every group's collectives on the fabric, which is
       // as out of reach as simulating them at this size.
@@ -422,17 +635,21 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     std::vector<Accumulator> baselineAcc;
     std::vector<baselines::NamedPlan> family; // baseline layouts of step 0
     size_t standardCount = 0; // family[standardCount..]: DPP job's extras
-    for (int64_t step = 0; step < pred.steps; ++step) {
+    const BoundChoices boundChoices = boundChoicesOf(trainOp, setup);
+    std::string failure;
+    for (int64_t step = 0; step < pred.steps && failure.empty(); ++step) {
       instantiate::Batch batch = sampler.sampler->draw(
           trainOp.getBatch(), step, static_cast<uint64_t>(trainOp.getSeed()));
-      if (!batch.ok())
-        return emitError(trainOp.getLoc())
-               << "train job '" << name << "': cannot draw step " << step
-               << ": " << batch.error;
+      if (!batch.ok()) {
+        failure = "cannot draw step " + std::to_string(step) + ": " +
+                  batch.error;
+        break;
+      }
       if (step == 0)
         pred.lengths = batch.lengths;
       progress("plxc: job '" + name + "': planning step " +
-               std::to_string(step));
+               std::to_string(step + 1) + " of " +
+               std::to_string(pred.steps));
 
       // Baselines: chosen on step 0, kept for the later steps.
       std::vector<baselines::NamedPlan> plans;
@@ -447,12 +664,20 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
         }
         family = plans;
         baselineAcc.resize(plans.size());
-        for (size_t i = 0; i < plans.size(); ++i)
+        for (size_t i = 0; i < plans.size(); ++i) {
           baselineAcc[i].outcome.name = plans[i].name;
+          // Standard baselines pack by memory; the DPP extras plan the
+          // job's own batch.
+          baselineAcc[i].outcome.excludedBy = strategyExcludes(
+              trainOp, setup, plans[i], /*packedByMemory=*/i < standardCount);
+          baselineAcc[i].outcome.admitted =
+              plans[i].ok() && baselineAcc[i].outcome.excludedBy.empty();
+        }
       } else {
         for (size_t i = 0; i < standardCount; ++i) {
           baselines::TrainSetup s = setup;
           s.model = family[i].model;
+          s.microBatchSeqs = 0;
           plans.push_back(baselines::planStaticLayout(s, batch.lengths,
                                                       family[i].layout, comm));
         }
@@ -463,62 +688,126 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
                dynamicPpBaselines(setup, batch.lengths, trainOp, comm))
             plans.push_back(std::move(p));
       }
+      std::vector<Judged> judgedBaselines;
+      for (size_t i = 0; i < plans.size(); ++i) {
+        if (plans[i].ok())
+          progress("plxc: job '" + name + "': simulating " + plans[i].name);
+        judgedBaselines.push_back(judge(plans[i], setup, simComm, orders));
+      }
 
-      baselines::NamedPlan mine =
-          planJobStrategy(setup, batch.lengths, trainOp, comm);
-      primary.outcome.name = mine.name;
-      if (!mine.ok())
-        return emitError(trainOp.getLoc())
-               << "train job '" << name << "': cannot plan step " << step
-               << " with " << mine.name << ": " << mine.error;
-      addPlanned(primary, mine, step);
+      // The job's plan: the fastest prediction among its planner's plan,
+      // the static finalists and the baselines its strategy admits.
+      std::vector<baselines::NamedPlan> finalists;
+      baselines::NamedPlan mine = planJobStrategy(
+          setup, batch.lengths, trainOp, comm, true, &finalists);
       pred.solverSeconds += mine.solverSeconds;
-      if (step == 0)
+      primary.outcome.name = mine.name;
+      std::vector<Judged> candidates;
+      std::vector<std::string> keys;
+      auto consider = [&](baselines::NamedPlan plan) {
+        std::string key = planKey(plan, false);
+        for (const std::string &k : keys)
+          if (k == key)
+            return;
+        keys.push_back(key);
+        progress("plxc: job '" + name + "': simulating " + plan.name);
+        candidates.push_back(judge(std::move(plan), setup, simComm, orders));
+      };
+      if (mine.ok())
+        consider(mine);
+      for (baselines::NamedPlan &f : finalists)
+        consider(std::move(f));
+      const Judged *chosen = nullptr;
+      for (const Judged &c : candidates)
+        if (c.ok() && (!chosen || c.predicted() < chosen->predicted()))
+          chosen = &c;
+      for (size_t i = 0; i < judgedBaselines.size(); ++i)
+        if (baselineAcc[i].outcome.admitted && judgedBaselines[i].ok() &&
+            (!chosen || judgedBaselines[i].predicted() < chosen->predicted()))
+          chosen = &judgedBaselines[i];
+      if (!chosen) {
+        failure = "cannot plan step " + std::to_string(step) + " with " +
+                  mine.name + ": " +
+                  (!mine.ok()             ? mine.error
+                   : !candidates.empty() ? candidates.front().error
+                                          : std::string("no plan"));
+        break;
+      }
+      if (step == 0) {
         pred.note = mine.note;
-      if (step == 0 && mine.plan) {
-        pred.plan = *mine.plan;
+        if (chosen->plan.name != mine.name && !candidates.empty() &&
+            candidates.front().plan.name == mine.name) {
+          const Judged &own = candidates.front();
+          std::string why =
+              own.ok() ? mine.name + " predicts " +
+                             std::to_string(own.predicted()) + " s"
+                       : mine.name + " does not fit (" + own.error + ")";
+          pred.note += (pred.note.empty() ? "" : "; ") + why + "; " +
+                       chosen->plan.name + ", which the strategy admits, " +
+                       "predicts " + std::to_string(chosen->predicted()) +
+                       " s";
+        }
+        primary.outcome.name = chosen->plan.name;
+      }
+      accumulate(primary, *chosen, step);
+      StepBound bound =
+          stepLowerBound(setup, batch.lengths, boundChoices, comm);
+      if (bound.ok()) {
+        pred.boundSeconds += bound.seconds;
+        pred.boundComputeSeconds += bound.computeSeconds;
+        pred.boundGradientSeconds += bound.gradientSeconds;
+      }
+      if (step == 0 && chosen->plan.plan) {
+        pred.plan = *chosen->plan.plan;
         // The job's plan as plan IR, beside its plan.job.
         buildStepOp(builder, trainOp.getLoc(), name + "_step0", 0, name,
-                    *mine.plan,
-                    mine.model.zero != setup.model.zero ? mine.model.zero : -1);
+                    *chosen->plan.plan,
+                    chosen->plan.model.zero != setup.model.zero
+                        ? chosen->plan.model.zero
+                        : -1);
       } else if (step == 0) {
-        pred.pipelined = *mine.pipelined;
+        pred.pipelined = *chosen->plan.pipelined;
         buildPipelinedStepOp(builder, trainOp.getLoc(), name + "_step0", 0,
-                             name, *mine.pipelined);
+                             name, *chosen->plan.pipelined);
       }
-      for (size_t i = 0; i < plans.size(); ++i)
-        addPlanned(baselineAcc[i], plans[i], step);
-
-      std::string trace;
       if (!traced && step == 0 && !options.tracePath.empty()) {
-        trace = options.tracePath;
         traced = true;
-      }
-      progress("plxc: job '" + name + "': simulating " + mine.name);
-      if (std::string error =
-              simulatePlan(primary, mine, simComm, orders, trace);
-          !error.empty())
-        return emitError(trainOp.getLoc())
-               << "train job '" << name << "': " << error;
-      for (size_t i = 0; i < plans.size(); ++i) {
-        if (!plans[i].ok())
-          continue;
-        progress("plxc: job '" + name + "': simulating " + plans[i].name);
         if (std::string error =
-                simulatePlan(baselineAcc[i], plans[i], simComm, orders, "");
-            !error.empty())
-          return emitError(trainOp.getLoc())
-                 << "train job '" << name << "': " << error;
+                sim::writeChromeTrace(chosen->sim.result, options.tracePath);
+            !error.empty()) {
+          failure = "cannot write the trace: " + error;
+          break;
+        }
       }
+      for (size_t i = 0; i < judgedBaselines.size(); ++i)
+        accumulate(baselineAcc[i], judgedBaselines[i], step);
+    }
+    if (!failure.empty()) {
+      std::string why = "train job '" + name + "': " + failure;
+      pred.primary = PlanOutcome{};
+      jobFailed(emitError(trainOp.getLoc()) << why, why);
+      continue;
     }
     finish(primary, pred.steps, setup.model.chip.bf16Flops);
     pred.primary = primary.outcome;
+    const double steps = double(std::max<int64_t>(1, pred.steps));
+    pred.boundSeconds /= steps;
+    pred.boundComputeSeconds /= steps;
+    pred.boundGradientSeconds /= steps;
     for (Accumulator &acc : baselineAcc) {
       finish(acc, pred.steps, setup.model.chip.bf16Flops);
-      pred.baselines.push_back(acc.outcome);
+      const PlanOutcome &b = acc.outcome;
+      if (b.ok() && !b.admitted && b.simulated && b.predictedSeconds > 0 &&
+          b.predictedSeconds * (1 + kFasterBaselineMargin) <
+              pred.primary.predictedSeconds)
+        pred.fasterBaselines.push_back(
+            {b.name, pred.primary.predictedSeconds / b.predictedSeconds,
+             b.excludedBy});
+      pred.baselines.push_back(b);
     }
     predictions.push_back(std::move(pred));
   }
+  (void)anyFailed;
   return predictions;
 }
 
@@ -549,6 +838,16 @@ nlohmann::ordered_json outcomeJson(const PlanOutcome &o, bool brief) {
   if (o.simulated) {
     j["predicted_step_time_s"] = o.predictedSeconds;
     j["mfu"] = o.mfu ? nlohmann::ordered_json(*o.mfu) : nullptr;
+    int64_t peak = 0;
+    for (int64_t b : o.peakMemoryBytes)
+      peak = std::max(peak, b);
+    if (brief)
+      j["peak_memory_bytes"] = peak;
+  }
+  if (brief) {
+    j["allowed_by_strategy"] = o.admitted;
+    if (!o.excludedBy.empty())
+      j["differs_from_strategy"] = o.excludedBy;
   }
   return j;
 }
@@ -597,6 +896,10 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
   nlohmann::ordered_json j;
   if (!p.notSimulated.empty() && p.primary.name.empty()) {
     j["not_planned"] = p.notSimulated;
+    return j;
+  }
+  if (!p.error.empty()) {
+    j["error"] = p.error;
     return j;
   }
   nlohmann::ordered_json plan = outcomeJson(p.primary, false);
@@ -651,10 +954,44 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
       j["planned_bubble_ratio"] = p.pipelined->bubbleRatio;
     }
   }
+  {
+    nlohmann::ordered_json memory;
+    int64_t peak = 0, rank = 0;
+    for (size_t r = 0; r < p.primary.peakMemoryBytes.size(); ++r)
+      if (p.primary.peakMemoryBytes[r] > peak) {
+        peak = p.primary.peakMemoryBytes[r];
+        rank = static_cast<int64_t>(r);
+      }
+    memory["chip_bytes"] = p.chipBytes;
+    memory["reserve_bytes"] = p.reserveBytes;
+    memory["usable_bytes"] = p.usableBytes;
+    memory["peak_bytes"] = peak;
+    memory["peak_rank"] = rank;
+    j["memory"] = memory;
+    nlohmann::ordered_json bound;
+    bound["step_time_s"] = p.boundSeconds;
+    nlohmann::ordered_json terms;
+    terms["compute_s"] = p.boundComputeSeconds;
+    terms["gradient_sync_s"] = p.boundGradientSeconds;
+    bound["terms"] = terms;
+    j["lower_bound"] = bound;
+    j["efficiency"] = p.primary.predictedSeconds > 0
+                          ? p.boundSeconds / p.primary.predictedSeconds
+                          : 0.0;
+  }
   nlohmann::ordered_json baselines = nlohmann::ordered_json::object();
   for (const PlanOutcome &o : p.baselines)
     baselines[o.name] = outcomeJson(o, true);
   j["baselines"] = baselines;
+  nlohmann::ordered_json faster = nlohmann::ordered_json::array();
+  for (const FasterBaseline &f : p.fasterBaselines) {
+    nlohmann::ordered_json entry;
+    entry["name"] = f.name;
+    entry["ratio"] = f.ratio;
+    entry["why"] = f.why;
+    faster.push_back(std::move(entry));
+  }
+  j["faster_baselines"] = faster;
   return j;
 }
 

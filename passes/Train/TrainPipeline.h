@@ -55,7 +55,20 @@ struct PlanOutcome {
   double commSeconds = 0;
   double bubbleSeconds = 0;
   double recomputeSeconds = 0; ///< per rank, mean: part of computeSeconds
+  /// Whether the job's strategy admits this plan (then the job's own plan
+  /// is never slower); else `excludedBy` says which fixed choice it breaks.
+  bool admitted = false;
+  std::string excludedBy;
   bool ok() const { return error.empty(); }
+};
+
+/// A baseline at least kFasterBaselineMargin faster than the job's plan,
+/// which the strategy does not admit: the report says so out loud.
+constexpr double kFasterBaselineMargin = 0.03;
+struct FasterBaseline {
+  std::string name;
+  double ratio = 0; ///< the job's predicted step / the baseline's
+  std::string why;  ///< what the strategy fixes that the baseline changes
 };
 
 struct TrainPrediction {
@@ -69,6 +82,14 @@ struct TrainPrediction {
   std::vector<PlanOutcome> baselines;
   std::string notSimulated; ///< why the job was not planned, if so
   std::string note; ///< why the job's own planner gave way (step 0), if so
+  /// Why the job cannot be planned (its diagnostic was emitted); the other
+  /// jobs of the spec are still reported.
+  std::string error;
+  /// Memory per chip: the HBM, the reserve held back and what plans use.
+  int64_t chipBytes = 0, reserveBytes = 0, usableBytes = 0;
+  /// The lower bound on the step (mean over the steps) and its terms.
+  double boundSeconds = 0, boundComputeSeconds = 0, boundGradientSeconds = 0;
+  std::vector<FasterBaseline> fasterBaselines;
 };
 
 /// The plan of a job's own strategy for one batch: its static layout; with
@@ -86,11 +107,25 @@ struct TrainPrediction {
 /// depths with ZeRO <= 2, selective or full checkpointing), named
 /// "best-homogeneous-sp" when only SP was open (FlexSP's BatchAda) and
 /// "best-static:<layout name>" otherwise.
-baselines::NamedPlan planJobStrategy(const baselines::TrainSetup &setup,
-                                     const std::vector<int64_t> &lengths,
-                                     plx::TrainOp train,
-                                     const sim::CommTimeFn &comm,
-                                     bool allowFlexSp = true);
+///
+/// `finalists` (may be null) receives the runners-up of the static search
+/// (at most kStaticFinalists, fastest estimate first) so that the caller
+/// can judge them by the simulator too.
+constexpr size_t kStaticFinalists = 3;
+baselines::NamedPlan
+planJobStrategy(const baselines::TrainSetup &setup,
+                const std::vector<int64_t> &lengths, plx::TrainOp train,
+                const sim::CommTimeFn &comm, bool allowFlexSp = true,
+                std::vector<baselines::NamedPlan> *finalists = nullptr);
+
+/// Empty when the job's strategy admits `plan` (every choice it fixes is
+/// the plan's; an open choice admits any value), else which fixed choice
+/// the plan changes, e.g. "tp 4 (the strategy fixes tp = 1)". A baseline
+/// packed by memory is not admitted by a strategy that fixes micro_batch.
+std::string strategyExcludes(plx::TrainOp train,
+                             const baselines::TrainSetup &setup,
+                             const baselines::NamedPlan &plan,
+                             bool packedByMemory);
 
 /// Layers per compute op for lowering `plan`: 1, unless the programs would
 /// hold more than `opBudget` ops in all (about 8 per layer, micro-batch and

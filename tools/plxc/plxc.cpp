@@ -245,6 +245,9 @@ int main(int argc, char **argv) {
 
   // The train pipeline: place every job, then plan, lower and simulate
   // each train job (passes/Train/TrainPipeline.h).
+  // A job that cannot be planned is reported in its place, its
+  // diagnostic printed, and plxc exits non-zero after the report.
+  bool jobsFailed = false;
   auto runPipeline = [&](nlohmann::ordered_json &predictions) {
     std::string specText = printModule(*module, true);
     mlir::PassManager pm(&context);
@@ -261,8 +264,11 @@ int main(int argc, char **argv) {
     auto result = plexus::train::predictTrainJobs(*module, options);
     if (mlir::failed(result))
       return false;
-    for (const plexus::train::TrainPrediction &p : *result)
+    for (const plexus::train::TrainPrediction &p : *result) {
       predictions[p.job] = plexus::train::predictionJson(p);
+      if (!p.error.empty())
+        jobsFailed = true;
+    }
     // The serve pipeline: plan and replay each serve job
     // (passes/ServeJob/ServePipeline.h).
     plexus::servejob::ServeOptions serveOptions;
@@ -379,5 +385,5 @@ int main(int argc, char **argv) {
               << "\n";
   else
     plexus::report::printSpecReport(*module, std::cout, predictions);
-  return 0;
+  return jobsFailed ? 1 : 0;
 }

@@ -205,9 +205,13 @@ def Plx_TrainStrategyAttr : Plx_Attr<"TrainStrategy", "train_strategy"> {
     FlexSP planner choose per micro-batch; `best_homogeneous` picks one
     degree per batch. `pp = dynamic` lets the DPP planner chunk and group
     pipelines, `static` uses `pp_degree`. `memory_limit` is the usable bytes
-    per chip (0: the chip's HBM). `micro_batch` is the number of sequences
-    each group (model replica) takes per micro-batch (0: as many as memory
-    holds).
+    per chip (0: the chip's HBM); `memory_reserve` the bytes of HBM held
+    back for the CUDA context, NCCL buffers and fragmentation (-1: the
+    default of `cost::defaultMemoryReserveBytes`). `micro_batch` is the
+    number of sequences each group (model replica) takes per micro-batch
+    (0: as many as memory holds). `eager_attention` keeps the attention
+    scores of an unfused kernel without checkpointing (default: a fused,
+    flash-style kernel that keeps only the softmax statistics).
   }];
   let parameters = (ins
       Plx_DefaultEnum<Plx_SpMode, "::plexus::plx::SpMode::static_">:$sp,
@@ -217,7 +221,8 @@ def Plx_TrainStrategyAttr : Plx_Attr<"TrainStrategy", "train_strategy"> {
       Plx_DefaultI64<"1">:$cp,
       Plx_DefaultEnum<Plx_Checkpoint, "::plexus::plx::Checkpoint::none">:$checkpoint,
       Plx_DefaultI64<"3">:$zero, Plx_DefaultI64<"0">:$memory_limit,
-      Plx_DefaultI64<"0">:$micro_batch);
+      Plx_DefaultI64<"0">:$micro_batch, Plx_DefaultI64<"-1">:$memory_reserve,
+      Plx_DefaultBool<"false">:$eager_attention);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -203,6 +203,7 @@ LogicalResult TrainOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   degrees.cp = s.getCp();
   degrees.zero = s.getZero();
   degrees.memoryLimitBytes = s.getMemoryLimit();
+  degrees.memoryReserveBytes = s.getMemoryReserve();
   auto problems = plexus::cost::checkTrainJob(model.getShape().toShape(),
                                               fabric.getChip().toChipSpec(),
                                               fabric.getChips(), degrees);

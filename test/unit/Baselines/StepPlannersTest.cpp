@@ -163,8 +163,14 @@ TEST(StepPlanners, ActivationBytesPerTokenByCheckpointing) {
   // None: the attention scores of every key, (2 x 2 + 1) x 4 heads = 20
   // bytes per key: 2 x (512 + 20 x 10).
   lower::TrainModel none = tinyModel(0, cost::Checkpointing::None);
+  none.attention = cost::AttentionKernel::Eager;
   EXPECT_EQ(activationBytesPerToken(none, 10), 1424);
   EXPECT_EQ(activationBytesPerToken(none, 100), 2 * (512 + 2000));
+  // A fused kernel (the default) keeps only the fp32 log-sum-exp of each of
+  // the 4 heads, at any length: 2 x (512 + 16).
+  none.attention = cost::AttentionKernel::Fused;
+  EXPECT_EQ(activationBytesPerToken(none, 10), 1056);
+  EXPECT_EQ(activationBytesPerToken(none, 100), 1056);
 }
 
 TEST(StepPlanners, LayoutCapacityIsFreeMemoryOverBytesPerToken) {
@@ -358,6 +364,7 @@ TEST(StepPlanners, StaticLayoutPlansTheBalancedBins) {
 // F(10) = 59,520, F(20) = 125,440 per layer.
 TEST(StepPlanners, EstimateOfADataParallelStep) {
   TrainSetup s = tinySetup(2, 1'000'000'000, 0, cost::Checkpointing::None);
+  s.model.attention = cost::AttentionKernel::Eager; // the scores below
   lower::StepPlan plan = handPlan(2, {1, 1, 1, 1}, {{{0}, {1}}}, {10, 20});
   ConstantComm comm;
   ASSERT_EQ(estimateStep(plan, s, comm.fn()), "");
@@ -387,6 +394,7 @@ TEST(StepPlanners, EstimateOfADataParallelStep) {
 // estimate names the first stage's group (same size, same links here).
 TEST(StepPlanners, EstimateOfAPipelinedStep) {
   TrainSetup s = tinySetup(4, 1'000'000'000, 1, cost::Checkpointing::None);
+  s.model.attention = cost::AttentionKernel::Eager; // the scores below
   lower::StepPlan plan =
       handPlan(4, {1, 1, 1, 2}, {{{0}, {1}}, {{2}, {3}}, {{4}, {5}}},
                {10, 20, 10, 10, 10, 10});

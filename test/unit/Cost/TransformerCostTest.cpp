@@ -49,8 +49,9 @@ LayerFlops forward(const TransformerShape &s, Slice slice, int64_t index = 0) {
   return r.value;
 }
 
-int64_t activation(const TransformerShape &s, Slice slice, Checkpointing m) {
-  CostResult<int64_t> r = activationBytesPerToken(s, 0, slice, m);
+int64_t activation(const TransformerShape &s, Slice slice, Checkpointing m,
+                   AttentionKernel kernel = AttentionKernel::Eager) {
+  CostResult<int64_t> r = activationBytesPerToken(s, 0, slice, m, kernel);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.problems.front().message);
   return r.value;
 }
@@ -159,6 +160,18 @@ TEST(TransformerCost, ActivationBytesMatchKorthikanti) {
   EXPECT_EQ(activation(s, {3, 0}, Checkpointing::Full), 8);
   // With 3 tokens of context the keys seen are 6: 136 + 5·2·6 = 196.
   EXPECT_EQ(activation(s, {3, 3}, Checkpointing::None), 196);
+  // A fused kernel (the default) keeps no scores, only the fp32
+  // log-sum-exp of each head, whatever the key length: 136 + 4·2 = 144.
+  EXPECT_EQ(activation(s, {3, 0}, Checkpointing::None, AttentionKernel::Fused),
+            144);
+  EXPECT_EQ(activation(s, {3, 3}, Checkpointing::None, AttentionKernel::Fused),
+            144);
+  EXPECT_EQ(activationBytesPerToken(s, 0, {3, 3}, Checkpointing::None).value,
+            144);
+  // The kernel only matters without checkpointing.
+  EXPECT_EQ(activation(s, {3, 0}, Checkpointing::Selective,
+                       AttentionKernel::Fused),
+            136);
 }
 
 TEST(TransformerCost, ActivationBytesSwiGLUGqaMoe) {

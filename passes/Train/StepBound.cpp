@@ -1,0 +1,84 @@
+//===- StepBound.cpp - A lower bound on a train job's step time -----------===//
+#include "passes/Train/StepBound.h"
+
+#include "passes/Train/FlexSpModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace plexus::train {
+
+StepBound stepLowerBound(const baselines::TrainSetup &setup,
+                         const std::vector<int64_t> &lengths,
+                         const BoundChoices &choices,
+                         const sim::CommTimeFn &comm) {
+  StepBound out;
+  const lower::TrainModel &model = setup.model;
+  const double rate = model.chip.bf16Flops * model.efficiency;
+  if (!(rate > 0) || setup.world < 1) {
+    out.error = "the chip has no BF16 peak or the job no chip";
+    return out;
+  }
+  // Forward and backward without recompute: what every plan computes.
+  lower::TrainModel plain = model;
+  plain.checkpointing = cost::Checkpointing::None;
+  const FlopsPolynomial f = trainFlopsPolynomial(plain);
+  for (int64_t s : lengths) {
+    const double t = static_cast<double>(s);
+    out.flops += f.quadratic * t * t + f.linear * t;
+  }
+  out.computeSeconds = out.flops / (static_cast<double>(setup.world) * rate);
+
+  // The cheapest data-parallel synchronisation over the allowed depths.
+  const int64_t params = lower::carriedParameters(model.shape, 0,
+                                                  model.shape.layers);
+  const int64_t element = cost::bytesPerElement(model.shape.dtype);
+  double cheapest = std::numeric_limits<double>::infinity();
+  for (int64_t p : choices.pipelineDepths) {
+    const int64_t shard = std::max<int64_t>(1, choices.tp) * p;
+    if (p < 1 || setup.world % shard != 0)
+      continue;
+    const int64_t ways = setup.world / shard;
+    double seconds = 0;
+    if (ways > 1) {
+      std::vector<int64_t> ranks;
+      for (int64_t r = 0; r < setup.world; r += shard)
+        ranks.push_back(r);
+      const int64_t bytes = (params / shard * element) / ways * ways;
+      sim::CommRequest reduce;
+      reduce.kind = model.zero == 0 ? sim::CommKind::AllReduce
+                                    : sim::CommKind::ReduceScatter;
+      reduce.ranks = ranks;
+      reduce.bytes = bytes;
+      sim::CommTime t = comm(reduce);
+      if (!t.error.empty()) {
+        out.error = t.error;
+        return out;
+      }
+      seconds = t.seconds;
+      if (model.zero > 0) {
+        // The updated (or, under ZeRO-3, the forward's) parameters are
+        // gathered back: the other half of an all-reduce.
+        sim::CommRequest gather = reduce;
+        gather.kind = sim::CommKind::AllGather;
+        gather.bytes = bytes / ways;
+        sim::CommTime g = comm(gather);
+        if (!g.error.empty()) {
+          out.error = g.error;
+          return out;
+        }
+        seconds += g.seconds;
+      }
+    }
+    if (seconds < cheapest) {
+      cheapest = seconds;
+      out.gradientDepth = p;
+    }
+  }
+  out.gradientSeconds = std::isfinite(cheapest) ? cheapest : 0;
+  out.seconds = std::max(out.computeSeconds, out.gradientSeconds);
+  return out;
+}
+
+} // namespace plexus::train

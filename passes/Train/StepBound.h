@@ -1,0 +1,54 @@
+//===- StepBound.h - A lower bound on a train job's step time ---*- C++ -*-===//
+//
+// How much faster could any plan of a job be? The bound has two named
+// terms, each a floor that no layout the job's strategy allows can go
+// below, and the step is at least the larger of them (communication can
+// hide behind compute, so the two do not add):
+//  - compute: the batch's training FLOPs (forward and backward of every
+//    layer, no recompute) at the chip's achieved rate, spread perfectly
+//    over every chip of the job;
+//  - gradient traffic: the data-parallel synchronisation that every
+//    allowed layout needs, the cheapest of them: each stage's share of the
+//    parameters (total / (tp * pp)) reduced over the world / (tp * pp)
+//    ranks that hold the same share (and gathered again), timed by the
+//    same collective model the planner and the simulator use.
+// Plain C++; docs/baselines.md has the derivation.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLEXUS_PASSES_TRAIN_STEPBOUND_H
+#define PLEXUS_PASSES_TRAIN_STEPBOUND_H
+
+#include "passes/Baselines/StepPlanners.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace plexus::train {
+
+/// The layouts a strategy allows, as the bound needs them: a fixed tensor
+/// degree, and the pipeline depths it may use (every divisor of the chips
+/// up to the layers when the planner chooses).
+struct BoundChoices {
+  int64_t tp = 1;
+  std::vector<int64_t> pipelineDepths{1};
+};
+
+struct StepBound {
+  double seconds = 0;        ///< max(computeSeconds, gradientSeconds)
+  double flops = 0;          ///< training FLOPs of the batch, no recompute
+  double computeSeconds = 0; ///< flops / (chips * achieved rate)
+  double gradientSeconds = 0;
+  int64_t gradientDepth = 1; ///< the pipeline depth of the cheapest traffic
+  std::string error;
+  bool ok() const { return error.empty(); }
+};
+
+StepBound stepLowerBound(const baselines::TrainSetup &setup,
+                         const std::vector<int64_t> &lengths,
+                         const BoundChoices &choices,
+                         const sim::CommTimeFn &comm);
+
+} // namespace plexus::train
+
+#endif // PLEXUS_PASSES_TRAIN_STEPBOUND_H
