@@ -433,24 +433,88 @@ NamedPlan planStaticLayout(const TrainSetup &setup,
                        cap.tokensPerChip * perStage);
   }
 
-  StepPlan plan;
-  plan.strategy = out.name;
-  plan.world = setup.world;
-  plan.lengths = lengths;
-  for (const auto &mb : bins) {
-    PlannedMicroBatch pmb;
-    for (size_t g = 0; g < mb.size(); ++g) {
-      PlannedGroup pg;
-      pg.layout = layout;
-      pg.firstRank = static_cast<int64_t>(g) * degree;
-      pg.seqs = mb[g];
-      pmb.groups.push_back(std::move(pg));
+  auto makePlan = [&](const std::vector<std::vector<std::vector<int64_t>>>
+                          &packing,
+                      StepPlan &plan) {
+    plan.strategy = out.name;
+    plan.world = setup.world;
+    plan.lengths = lengths;
+    for (const auto &mb : packing) {
+      PlannedMicroBatch pmb;
+      for (size_t g = 0; g < mb.size(); ++g) {
+        PlannedGroup pg;
+        pg.layout = layout;
+        pg.firstRank = static_cast<int64_t>(g) * degree;
+        pg.seqs = mb[g];
+        pmb.groups.push_back(std::move(pg));
+      }
+      plan.microBatches.push_back(std::move(pmb));
     }
-    plan.microBatches.push_back(std::move(pmb));
-  }
-  if (std::string error = estimateStep(plan, setup, commTime); !error.empty())
+    return estimateStep(plan, setup, commTime);
+  };
+  StepPlan plan;
+  if (std::string error = makePlan(bins, plan); !error.empty())
     return fail(error);
+  // A pipeline's bubble shrinks with more micro-batches: search the count
+  // (fewest that fit, then about 1.5x steps up to one sequence per group)
+  // rather than keeping the fewest memory allows.
+  if (layout.pp > 1 && setup.microBatchSeqs == 0)
+    for (int64_t m : pipelineMicroBatchCounts(
+             static_cast<int64_t>(bins.size()),
+             static_cast<int64_t>(lengths.size()), groups)) {
+      auto dealt = dealIntoMicroBatches(setup.model, lengths, m, groups,
+                                        cap.tokensPerChip * perStage);
+      if (dealt.empty())
+        continue;
+      StepPlan candidate;
+      if (std::string error = makePlan(dealt, candidate); !error.empty())
+        return fail(error);
+      if (candidate.seconds < plan.seconds)
+        plan = std::move(candidate);
+    }
   out.plan = std::move(plan);
+  return out;
+}
+
+std::vector<int64_t> pipelineMicroBatchCounts(int64_t fewest,
+                                              int64_t sequences,
+                                              int64_t groups) {
+  std::vector<int64_t> counts;
+  const int64_t most =
+      std::max<int64_t>(fewest, (sequences + groups - 1) / std::max<int64_t>(1, groups));
+  for (int64_t m = fewest + 1; m < most;
+       m = std::max(m + 1, static_cast<int64_t>(std::ceil(1.5 * double(m)))))
+    counts.push_back(m);
+  if (most > fewest)
+    counts.push_back(most);
+  return counts;
+}
+
+std::vector<std::vector<std::vector<int64_t>>>
+dealIntoMicroBatches(const lower::TrainModel &model,
+                     const std::vector<int64_t> &lengths, int64_t microBatches,
+                     int64_t groups, int64_t groupCapacity) {
+  StaticSpPlan shell;
+  shell.microBatches.resize(static_cast<size_t>(microBatches));
+  for (StaticSpMicroBatch &mb : shell.microBatches)
+    mb.groups.resize(static_cast<size_t>(groups));
+  auto bins = balanceBins(model, lengths, shell, groupCapacity);
+  size_t placed = 0;
+  for (const auto &mb : bins)
+    for (const auto &g : mb)
+      placed += g.size();
+  if (placed != lengths.size())
+    return {}; // some sequence found no room
+  // A micro-batch must carry work: drop the empty ones (fewer sequences
+  // than bins leaves some).
+  std::vector<std::vector<std::vector<int64_t>>> out;
+  for (auto &mb : bins) {
+    bool any = false;
+    for (const auto &g : mb)
+      any |= !g.empty();
+    if (any)
+      out.push_back(std::move(mb));
+  }
   return out;
 }
 
@@ -461,13 +525,18 @@ std::vector<NamedPlan> standardBaselines(const TrainSetup &setup,
   const int64_t heads = setup.model.shape.heads;
   TrainSetup packedSetup = setup;
   packedSetup.microBatchSeqs = 0; // baselines pack by memory
+  // DeepSpeed-Ulysses runs with ZeRO-3, whatever stage the job asks for.
+  packedSetup.model.zero = 3;
   for (int64_t d = 1; d <= setup.world; d *= 2)
     if (setup.world % d == 0 && heads % d == 0)
       out.push_back(
           planStaticLayout(packedSetup, lengths, {d, 1, 1, 1}, commTime));
 
+  // The fastest feasible layout of a family; when none fits, one entry
+  // named for the family that says so, with the largest layout's reason.
   auto best = [&](const std::vector<GroupLayout> &layouts,
-                  const TrainSetup &s) {
+                  const TrainSetup &s, const std::string &family,
+                  const std::string &what) {
     NamedPlan chosen;
     for (const GroupLayout &l : layouts) {
       NamedPlan p = planStaticLayout(s, lengths, l, commTime);
@@ -475,6 +544,12 @@ std::vector<NamedPlan> standardBaselines(const TrainSetup &setup,
         chosen = std::move(p);
       else if (!chosen.ok())
         chosen = std::move(p); // keep the latest (largest) error
+    }
+    if (!chosen.ok()) {
+      chosen.error = "none of the " + std::to_string(layouts.size()) + " " +
+                     what + " layouts fits; the largest, " + chosen.name +
+                     ", fails: " + chosen.error;
+      chosen.name = family;
     }
     return chosen;
   };
@@ -492,7 +567,7 @@ std::vector<NamedPlan> standardBaselines(const TrainSetup &setup,
       if (setup.world % (t * c) == 0 && (t > 1 || c > 1))
         tpcp.push_back({1, t, c, 1});
   if (!tpcp.empty())
-    out.push_back(best(tpcp, megatron));
+    out.push_back(best(tpcp, megatron, "megatron-tp-cp", "Megatron TP x CP"));
 
   std::vector<GroupLayout> pipelines;
   for (int64_t t : tps)
@@ -501,7 +576,7 @@ std::vector<NamedPlan> standardBaselines(const TrainSetup &setup,
       if (setup.world % (t * p) == 0 && isPowerOfTwo(p))
         pipelines.push_back({1, t, 1, p});
   if (!pipelines.empty())
-    out.push_back(best(pipelines, megatron));
+    out.push_back(best(pipelines, megatron, "pp-tp-1f1b", "1F1B pipeline"));
   return out;
 }
 

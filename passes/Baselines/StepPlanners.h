@@ -106,6 +106,21 @@ std::vector<std::vector<std::vector<int64_t>>>
 balanceBins(const lower::TrainModel &model, const std::vector<int64_t> &lengths,
             const StaticSpPlan &packed, int64_t groupCapacity);
 
+/// The micro-batch counts a pipelined layout is also tried with, beyond the
+/// `fewest` memory allows: about 1.5x steps from fewest + 1 up to one
+/// sequence per group (ceil(sequences / groups)), which is always included.
+std::vector<int64_t> pipelineMicroBatchCounts(int64_t fewest,
+                                              int64_t sequences,
+                                              int64_t groups);
+
+/// Deals the sequences into exactly `microBatches` x `groups` bins the way
+/// balanceBins does (descending FLOPs to the least loaded bin with room);
+/// empty micro-batches are dropped. Empty when some sequence finds no room.
+std::vector<std::vector<std::vector<int64_t>>>
+dealIntoMicroBatches(const lower::TrainModel &model,
+                     const std::vector<int64_t> &lengths, int64_t microBatches,
+                     int64_t groups, int64_t groupCapacity);
+
 /// The inverse of layoutName: the layout a name stands for, or nullopt for
 /// a name of none of the four forms (degrees must be positive integers).
 std::optional<lower::GroupLayout> parseLayoutName(const std::string &name);

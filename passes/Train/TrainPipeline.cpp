@@ -55,6 +55,7 @@ void addPlanned(Accumulator &acc, const baselines::NamedPlan &plan,
     }
   }
   acc.outcome.plannedSeconds += plan.seconds();
+  acc.outcome.surrogateSeconds += plan.seconds();
 }
 
 void finish(Accumulator &acc, int64_t steps, double peakFlops) {
@@ -63,6 +64,7 @@ void finish(Accumulator &acc, int64_t steps, double peakFlops) {
     return;
   double s = double(std::max<int64_t>(1, steps));
   o.plannedSeconds /= s;
+  o.surrogateSeconds /= s;
   if (o.simulated) {
     o.predictedSeconds /= s;
     o.computeSeconds /= s;
@@ -493,8 +495,11 @@ Judged judge(baselines::NamedPlan plan, const baselines::TrainSetup &setup,
   return j;
 }
 
-/// Adds one judged step to a plan's outcome.
-void accumulate(Accumulator &acc, const Judged &j, int64_t step) {
+/// Adds one judged step to a plan's outcome. `rankedBySimulator`: the
+/// planner chose this plan among finalists by their simulated times, which
+/// are then its estimate.
+void accumulate(Accumulator &acc, const Judged &j, int64_t step,
+                bool rankedBySimulator = false) {
   if (!j.ok()) {
     if (acc.outcome.error.empty())
       acc.outcome.error =
@@ -502,6 +507,8 @@ void accumulate(Accumulator &acc, const Judged &j, int64_t step) {
     return;
   }
   addPlanned(acc, j.plan, step);
+  if (rankedBySimulator)
+    acc.outcome.plannedSeconds += j.predicted() - j.plan.seconds();
   const sim::SimResult &result = j.sim.result;
   PlanOutcome &o = acc.outcome;
   o.simulated = true;
@@ -611,7 +618,9 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     sim::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
                                                placed->params, isolated);
     sim::CommTimeFn simComm =
-        sim::fabricCommTime(*placed->graph, placed->chips, placed->params);
+        options.contention
+            ? sim::fabricCommTime(*placed->graph, placed->chips, placed->params)
+            : comm;
     instantiate::SamplerOrError sampler =
         instantiate::BatchSampler::create(datasetDescOf(ops->data));
     if (!sampler.sampler) {
@@ -749,7 +758,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
         }
         primary.outcome.name = chosen->plan.name;
       }
-      accumulate(primary, *chosen, step);
+      accumulate(primary, *chosen, step, /*rankedBySimulator=*/true);
       StepBound bound =
           stepLowerBound(setup, batch.lengths, boundChoices, comm);
       if (bound.ok()) {
@@ -936,6 +945,7 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
   j["sequence_lengths"] = p.lengths;
   j["steps_predicted"] = p.steps;
   j["planned_step_time_s"] = p.primary.plannedSeconds;
+  j["surrogate_step_time_s"] = p.primary.surrogateSeconds;
   {
     j["predicted_step_time_s"] = p.primary.predictedSeconds;
     j["mfu"] = p.primary.mfu ? nlohmann::ordered_json(*p.primary.mfu) : nullptr;

@@ -34,6 +34,10 @@ struct PipelineOptions {
   /// Jobs with more ranks are neither planned nor simulated (the report
   /// says why): planning costs every group's collectives on the fabric.
   int64_t maxSimulatedRanks = 4096;
+  /// Simulate with contention between concurrent transfers on shared links
+  /// (the prediction); off, every transfer runs as if alone, as the
+  /// planners cost it.
+  bool contention = true;
   /// Called with a line of progress once planning has run for a second.
   std::function<void(const std::string &)> progress;
 };
@@ -46,7 +50,13 @@ struct PlanOutcome {
   int64_t zero = 0;
   int64_t microBatches = 0;    ///< of step 0 (chunks, when pipelined)
   int64_t pipelines = 0;       ///< of step 0; 0 unless pipelined
-  double plannedSeconds = 0;   ///< the planner's estimate, mean per step
+  /// The planner's estimate, mean per step. The job's own plan is picked
+  /// among finalists ranked by the simulator, so its estimate is their
+  /// simulated time; a baseline's is its planner's analytic estimate.
+  double plannedSeconds = 0;
+  /// The analytic estimate the planners search with (estimateStep, DPP's
+  /// model), mean per step: how far the fast surrogate is from the judge.
+  double surrogateSeconds = 0;
   double predictedSeconds = 0; ///< simulated, mean per step
   bool simulated = false;
   std::optional<double> mfu;            ///< over the predicted steps

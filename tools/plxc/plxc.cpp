@@ -103,6 +103,13 @@ cl::opt<int64_t> maxSimulatedRanks(
              "are planned only)"),
     cl::init(4096), cl::cat(plxcCategory));
 
+cl::opt<bool> contention(
+    "contention",
+    cl::desc("Simulate link contention between concurrent transfers (on by "
+             "default; --contention=false times every transfer alone, as "
+             "the planners do)"),
+    cl::init(true), cl::cat(plxcCategory));
+
 cl::opt<bool> printLocations("print-locations",
                              cl::desc("Print .plx locations with --emit=spec"),
                              cl::init(false), cl::cat(plxcCategory));
@@ -258,6 +265,7 @@ int main(int argc, char **argv) {
     plexus::train::PipelineOptions options;
     options.tracePath = tracePath;
     options.maxSimulatedRanks = maxSimulatedRanks;
+    options.contention = contention;
     options.progress = [](const std::string &line) {
       std::cerr << line << "\n";
     };

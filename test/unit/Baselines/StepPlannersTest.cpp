@@ -473,11 +473,51 @@ TEST(StepPlanners, StandardBaselinesInOrder) {
     EXPECT_LE(plans[3].plan->seconds, other.plan->seconds) << other.name;
   }
 
-  // No feasible pipeline: the error of the last one tried.
-  EXPECT_EQ(plans[4].name, "pp2-tp2-1f1b");
+  // No feasible pipeline: one entry for the family that says so, with the
+  // error of the last (largest) one tried. With 2 layers and 2 chips per
+  // node the family is pp2-tp1 and pp2-tp2.
+  EXPECT_EQ(plans[4].name, "pp-tp-1f1b");
   EXPECT_FALSE(plans[4].ok());
+  EXPECT_TRUE(contains(plans[4].error, "none of the 2 1F1B pipeline layouts "
+                                       "fits; the largest, pp2-tp2-1f1b, "
+                                       "fails: "))
+      << plans[4].error;
   EXPECT_TRUE(contains(plans[4].error, "(214 tokens per group)"))
       << plans[4].error;
+}
+
+TEST(StepPlanners, StaticSpBaselinesRunZero3LikeDeepSpeedUlysses) {
+  // A ZeRO-1 job still sees DeepSpeed-Ulysses the way it runs: ZeRO-3.
+  TrainSetup s = tinySetup(8, 1'000'000'000, /*zero=*/1);
+  std::vector<int64_t> lengths{300, 100, 50, 50};
+  for (const NamedPlan &p : standardBaselines(s, lengths, freeComm))
+    if (p.name.rfind("static-sp-", 0) == 0)
+      EXPECT_EQ(p.model.zero, 3) << p.name;
+}
+
+TEST(StepPlanners, PipelineMicroBatchCountsStepUpToOneSequencePerGroup) {
+  // fewest 2, 40 sequences over 4 groups: 3, then ceil(1.5 x 3) = 5, 8, and
+  // the most, ceil(40 / 4) = 10.
+  EXPECT_EQ(pipelineMicroBatchCounts(2, 40, 4), (Ids{3, 5, 8, 10}));
+  // Nothing beyond the fewest when it already gives one sequence per group.
+  EXPECT_TRUE(pipelineMicroBatchCounts(3, 12, 4).empty());
+  EXPECT_EQ(pipelineMicroBatchCounts(1, 3, 1), (Ids{2, 3}));
+}
+
+TEST(StepPlanners, DealIntoMicroBatchesBalancesEveryBin) {
+  lower::TrainModel m = tinyModel(0, cost::Checkpointing::Selective);
+  // 4 bins of 100 tokens: the longest four open one bin each, then 10 joins
+  // the least loaded (20's).
+  auto bins = dealIntoMicroBatches(m, {40, 30, 20, 25, 10}, 2, 2, 100);
+  ASSERT_EQ(bins.size(), 2u);
+  EXPECT_EQ(bins[0][0], (Ids{0}));
+  EXPECT_EQ(bins[0][1], (Ids{1}));
+  EXPECT_EQ(bins[1][0], (Ids{3}));
+  EXPECT_EQ(bins[1][1], (Ids{2, 4}));
+  // No room for 60 tokens in bins of 50: nothing.
+  EXPECT_TRUE(dealIntoMicroBatches(m, {60}, 1, 2, 50).empty());
+  // More bins than sequences: the empty micro-batch is dropped.
+  EXPECT_EQ(dealIntoMicroBatches(m, {10, 10}, 3, 1, 50).size(), 2u);
 }
 
 TEST(StepPlanners, StandardBaselinesAreDeterministic) {
