@@ -1643,6 +1643,18 @@ private:
     auto memReserve = s.integer("memory_reserve", false, 0, int64_t(1) << 50,
                                 Dimension::Bytes);
     auto attention = s.keyword("attention", false, {"fused", "eager"});
+    // Every step's batch is drawn, packed and simulated sequence by
+    // sequence: refuse up front what would not finish, rather than hang.
+    constexpr int64_t kMaxBatchSequences = int64_t(1) << 20;
+    if (batch && *batch > kMaxBatchSequences) {
+      r.error(r.valueLocOf("batch"),
+              "batch of " + std::to_string(*batch) +
+                  " sequences is more than plxc plans per step (at most " +
+                  std::to_string(kMaxBatchSequences) +
+                  "): each step's sequences are drawn, packed and simulated "
+                  "one by one");
+      return;
+    }
     if (!degreesOk || r.failed() || s.failed() || !model || !data || !fab)
       return;
     t.model = model->name, t.data = data->name, t.fabric = fab->name;

@@ -311,6 +311,10 @@ static void printPrediction(const json &job, std::ostream &os) {
   os << "  plan     " << plan["strategy"].get<std::string>() << ": "
      << layoutText(plan["layout"]) << ", ZeRO-" << plan["zero"].get<int64_t>()
      << ", ";
+  if (plan.contains("checkpoint")) {
+    const std::string c = plan["checkpoint"].get<std::string>();
+    os << (c == "none" ? std::string("no") : c) << " checkpointing, ";
+  }
   if (plan.contains("pipelines")) {
     const int64_t n = plan["pipelines"].get<int64_t>();
     os << n << (n == 1 ? " 1F1B pipeline" : " 1F1B pipelines") << " of "
@@ -385,8 +389,11 @@ static void printPrediction(const json &job, std::ostream &os) {
   {
     os << "predicted "
        << secondsText(job["predicted_step_time_s"].get<double>())
-       << " (planned " << secondsText(job["planned_step_time_s"].get<double>())
-       << ")";
+       << " (planned " << secondsText(job["planned_step_time_s"].get<double>());
+    if (job.contains("surrogate_step_time_s"))
+      os << ", surrogate "
+         << secondsText(job["surrogate_step_time_s"].get<double>());
+    os << ")";
     if (!job["mfu"].is_null()) {
       char mfu[32];
       std::snprintf(mfu, sizeof(mfu), "%.1f %%",
@@ -416,6 +423,32 @@ static void printPrediction(const json &job, std::ostream &os) {
     }
     os << "\n";
   }
+  if (job.contains("memory")) {
+    const json &m = job["memory"];
+    const double chip = m["chip_bytes"].get<double>(),
+                 reserve = m["reserve_bytes"].get<double>(),
+                 usable = m["usable_bytes"].get<double>();
+    os << "  memory   peak "
+       << report::formatDecimal(m["peak_bytes"].get<double>(), "B")
+       << " on rank " << m["peak_rank"].get<int64_t>() << " of "
+       << report::formatDecimal(usable, "B") << " usable per chip ("
+       << (usable < chip - reserve ? "the memory_limit; " : "")
+       << report::formatDecimal(chip, "B") << " HBM less a "
+       << report::formatDecimal(reserve, "B") << " reserve)\n";
+  }
+  if (job.contains("lower_bound")) {
+    const json &b = job["lower_bound"];
+    char efficiency[32];
+    std::snprintf(efficiency, sizeof(efficiency), "%.1f %%",
+                  100 * job["efficiency"].get<double>());
+    os << "  bound    "
+       << secondsText(b["step_time_s"].get<double>())
+       << " = max(compute "
+       << secondsText(b["terms"]["compute_s"].get<double>())
+       << ", gradient sync "
+       << secondsText(b["terms"]["gradient_sync_s"].get<double>())
+       << "); efficiency " << efficiency << " (bound / predicted)\n";
+  }
   os << "  baselines (step time, predicted)\n";
   for (const auto &[name, b] : job["baselines"].items()) {
     char padded[40];
@@ -428,6 +461,16 @@ static void printPrediction(const json &job, std::ostream &os) {
     else
       os << secondsText(b["planned_step_time_s"].get<double>()) << "\n";
   }
+  // A faster plan the strategy rules out is said out loud.
+  if (job.contains("faster_baselines"))
+    for (const json &f : job["faster_baselines"]) {
+      char ratio[32];
+      std::snprintf(ratio, sizeof(ratio), "%.2fx",
+                    f["ratio"].get<double>());
+      os << "  note     " << f["name"].get<std::string>() << " is " << ratio
+         << " faster than the plan, but the strategy rules it out: "
+         << f["why"].get<std::string>() << "\n";
+    }
 }
 
 /// "overall 2,482 s (turns: mean 41.2 s, P50 ..., P99 ...)".
@@ -543,6 +586,8 @@ void report::printSpecReport(ModuleOp module, std::ostream &os,
     else if (job.contains("not_planned"))
       os << "  plan     not planned: " << job["not_planned"].get<std::string>()
          << "\n";
+    else if (job.contains("error"))
+      os << "  error    " << job["error"].get<std::string>() << "\n";
   }
   for (const json &f : root["fabrics"])
     printFabricAnalysis(f, os);

@@ -80,6 +80,23 @@ struct NamedPlan {
   /// Why the job's own planner did not make this plan, when a fallback did
   /// (reported; empty otherwise).
   std::string note;
+  /// How the plan checkpoints, as reports name it ("none", "selective",
+  /// "full"; a DPP planner's "adaptive" or "uniform"); empty: from
+  /// model.checkpointing.
+  std::string checkpointLabel;
+  std::string checkpointName() const {
+    if (!checkpointLabel.empty())
+      return checkpointLabel;
+    switch (model.checkpointing) {
+    case cost::Checkpointing::None:
+      return "none";
+    case cost::Checkpointing::Selective:
+      return "selective";
+    case cost::Checkpointing::Full:
+      return "full";
+    }
+    return "selective";
+  }
   bool ok() const { return plan.has_value() || pipelined.has_value(); }
   /// The planner's modelled step time (a plan must be set).
   double seconds() const { return plan ? plan->seconds : pipelined->seconds; }

@@ -44,6 +44,7 @@ void addPlanned(Accumulator &acc, const baselines::NamedPlan &plan,
   if (step == 0) {
     acc.outcome.layout = plan.layout;
     acc.outcome.zero = plan.model.zero;
+    acc.outcome.checkpoint = plan.checkpointName();
     if (plan.plan) {
       acc.outcome.microBatches =
           static_cast<int64_t>(plan.plan->microBatches.size());
@@ -189,7 +190,23 @@ baselines::NamedPlan planDppVariant(
   dpp::DppOptions options;
   options.chunkingMode = mode;
   options.checkpointing = checkpointing;
-  return planDynamicPp(setup, lengths, comm, *layout, options, name);
+  baselines::NamedPlan plan =
+      planDynamicPp(setup, lengths, comm, *layout, options, name);
+  switch (checkpointing) {
+  case ckpt::CheckpointStrategy::None:
+    plan.checkpointLabel = "none";
+    break;
+  case ckpt::CheckpointStrategy::Full:
+    plan.checkpointLabel = "full";
+    break;
+  case ckpt::CheckpointStrategy::Uniform:
+    plan.checkpointLabel = "uniform";
+    break;
+  case ckpt::CheckpointStrategy::Adaptive:
+    plan.checkpointLabel = "adaptive";
+    break;
+  }
+  return plan;
 }
 
 } // namespace
@@ -440,6 +457,16 @@ struct Judged {
   bool ok() const { return error.empty(); }
   double predicted() const { return sim.seconds; }
 };
+
+/// "2.41 s" or "7.97 ms", three significant digits.
+std::string durationText(double seconds) {
+  char buffer[48];
+  if (seconds >= 1 || seconds == 0)
+    std::snprintf(buffer, sizeof(buffer), "%.3g s", seconds);
+  else
+    std::snprintf(buffer, sizeof(buffer), "%.3g ms", seconds * 1e3);
+  return buffer;
+}
 
 std::string gigabytes(int64_t bytes) {
   char buffer[48];
@@ -749,12 +776,11 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
           const Judged &own = candidates.front();
           std::string why =
               own.ok() ? mine.name + " predicts " +
-                             std::to_string(own.predicted()) + " s"
+                             durationText(own.predicted())
                        : mine.name + " does not fit (" + own.error + ")";
           pred.note += (pred.note.empty() ? "" : "; ") + why + "; " +
                        chosen->plan.name + ", which the strategy admits, " +
-                       "predicts " + std::to_string(chosen->predicted()) +
-                       " s";
+                       "predicts " + durationText(chosen->predicted());
         }
         primary.outcome.name = chosen->plan.name;
       }
@@ -836,6 +862,7 @@ nlohmann::ordered_json outcomeJson(const PlanOutcome &o, bool brief) {
     layout["pp"] = o.layout.pp;
     j["layout"] = layout;
     j["zero"] = o.zero;
+    j["checkpoint"] = o.checkpoint;
   }
   if (o.pipelines > 0) {
     j["pipelines"] = o.pipelines;

@@ -48,6 +48,7 @@ struct PlanOutcome {
   std::string error; ///< why the layout cannot run (then nothing else is set)
   lower::GroupLayout layout;
   int64_t zero = 0;
+  std::string checkpoint;      ///< NamedPlan::checkpointName() of step 0
   int64_t microBatches = 0;    ///< of step 0 (chunks, when pipelined)
   int64_t pipelines = 0;       ///< of step 0; 0 unless pipelined
   /// The planner's estimate, mean per step. The job's own plan is picked

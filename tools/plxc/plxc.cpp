@@ -249,6 +249,24 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context,
                                                llvm::errs());
+  // Count the errors of placement and planning, as the frontend does, and
+  // end with clang's "N errors generated." line.
+  unsigned errorCount = 0;
+  mlir::ScopedDiagnosticHandler counter(&context, [&](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+      ++errorCount;
+    return mlir::failure(); // let the source-manager handler print it
+  });
+  struct ErrorCountLine {
+    unsigned &count;
+    ~ErrorCountLine() {
+      llvm::errs().flush();
+      if (count == 1)
+        std::cerr << "1 error generated.\n";
+      else if (count > 1)
+        std::cerr << count << " errors generated.\n";
+    }
+  } errorCountLine{errorCount};
 
   // The train pipeline: place every job, then plan, lower and simulate
   // each train job (passes/Train/TrainPipeline.h).
