@@ -515,8 +515,19 @@ static void printServePrediction(const json &job, std::ostream &os) {
     const double theirs = b["jct"]["overall_s"].get<double>();
     char ratio[32];
     std::snprintf(ratio, sizeof(ratio), "%.2f", mine > 0 ? theirs / mine : 0);
-    os << secondsText(theirs) << " on " << b["chips"].get<int64_t>()
-       << " chips (" << ratio << " x the plan's)";
+    const int64_t chips = b["chips"].get<int64_t>(),
+                  planChips = job["layout"]["chips"].get<int64_t>();
+    os << secondsText(theirs) << " on " << chips << " chips (" << ratio
+       << " x the plan's";
+    if (chips != planChips && planChips > 0 && mine > 0) {
+      // A baseline on other chips: compare chip-seconds too.
+      char perChip[32];
+      std::snprintf(perChip, sizeof(perChip), "%.2f",
+                    theirs * double(chips) / (mine * double(planChips)));
+      os << " on " << chips << " chips against the plan's " << planChips
+         << "; " << perChip << " x its chip-seconds";
+    }
+    os << ")";
     if (!b["completed"].get<bool>())
       os << ", incomplete: " << b["incomplete"].get<std::string>();
     os << "\n";

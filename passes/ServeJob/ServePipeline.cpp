@@ -215,18 +215,34 @@ predictServeJobs(ModuleOp module, const ServeOptions &options) {
 
     // The baselines on the same workload (reference section 1.8).
     progress("plxc: job '" + name + "': replaying the baselines");
+    // Each runs the way its system does on this model: MTP drafts only
+    // where the model has MTP layers, and the widest expert parallelism
+    // up to the system's own that divides the experts and the chips (1 for
+    // a dense model).
+    const int64_t drafts = m.shape.mtpLayers > 0 ? 3 : 0;
+    auto epFor = [&](int64_t wanted) {
+      if (!m.shape.isMoE())
+        return int64_t(1);
+      int64_t ep = wanted;
+      while (ep > 1 && (m.shape.experts % ep != 0 || request.chips % ep != 0))
+        ep /= 2;
+      return ep;
+    };
     p.baselines.push_back(replayOutcome(
         "wide-ep", *workload,
-        serving::wideEpSystem(m, *workload, request.chips, false)));
+        serving::wideEpSystem(m, *workload, request.chips, false, drafts,
+                              epFor(16))));
     p.baselines.push_back(replayOutcome(
         "wide-ep-prefill-delay", *workload,
-        serving::wideEpSystem(m, *workload, request.chips, true)));
-    p.baselines.push_back(
-        replayOutcome("vllm-pp2", *workload,
-                      serving::vllmPp2System(m, *workload, request.chips)));
+        serving::wideEpSystem(m, *workload, request.chips, true, drafts,
+                              epFor(16))));
+    p.baselines.push_back(replayOutcome(
+        "vllm-pp2", *workload,
+        serving::vllmPp2System(m, *workload, request.chips, 2, epFor(8))));
     p.baselines.push_back(replayOutcome(
         "pd-disaggregated", *workload,
-        serving::pdDisaggregatedSystem(m, *workload, request.chips)));
+        serving::pdDisaggregatedSystem(m, *workload, request.chips, drafts, 300,
+                                       epFor(16))));
     out.push_back(std::move(p));
   }
   return out;
