@@ -280,7 +280,6 @@ bool runReference(const Args &args, const std::vector<BatchRun> &runs) {
   return all;
 }
 
-
 /// A length distribution of part 3.
 struct Distribution {
   const char *name;
@@ -345,7 +344,8 @@ bool runBoundCheck(const Args &args,
               "from (before polish)");
   bool all = true;
   for (const Distribution &dist : boundDistributions(args)) {
-    instantiate::SamplerOrError s = instantiate::BatchSampler::create(dist.desc);
+    instantiate::SamplerOrError s =
+        instantiate::BatchSampler::create(dist.desc);
     if (!s.sampler) {
       std::printf("  %s: %s\n", dist.name, s.error.c_str());
       return false;
@@ -367,8 +367,8 @@ bool runBoundCheck(const Args &args,
       homoOpt.strategy = SpStrategy::BestHomogeneous;
       Result<AdaptiveSpPlan> f =
           planAdaptiveSp(m, bw, batch.lengths, kGpus, kChipsPerNode, cap);
-      Result<AdaptiveSpPlan> h = planAdaptiveSp(
-          m, bw, batch.lengths, kGpus, kChipsPerNode, cap, homoOpt);
+      Result<AdaptiveSpPlan> h = planAdaptiveSp(m, bw, batch.lengths, kGpus,
+                                                kChipsPerNode, cap, homoOpt);
       if (!f || !h) {
         std::printf("  %s batch %lld: %s\n", dist.name,
                     static_cast<long long>(b), (!f ? f : h).error.c_str());

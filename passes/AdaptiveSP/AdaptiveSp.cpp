@@ -627,15 +627,23 @@ Result<AdaptiveSpPlan> planAdaptiveSp(const cost::ProfiledModel &model,
        from += options.microBatchTrials) {
     std::vector<int64_t> counts =
         microBatchCandidates(from, options.microBatchTrials, sequences);
-    // Partitions: per count, the blaster's contiguous cut and, when asked,
-    // the deal by work.
+    // The dealt partitions also try the counts between the bound's M_lb and
+    // the blaster's M_min, which a contiguous cut cannot fit.
+    if (from == *mMin && options.dealtPartitions)
+      for (int64_t c = *mMin - 1;
+           c >= std::max<int64_t>(1, bound->minMicroBatches); --c)
+        counts.insert(counts.begin(), c);
+    // Partitions: per count, the blaster's contiguous cut (from M_min)
+    // and, when asked, the deals by work.
     std::vector<Partition> parts;
     std::vector<std::pair<size_t, size_t>> tasks; // (partition, micro-batch)
     for (size_t c = 0; c < counts.size(); ++c) {
-      Result<BlastedBatch> b = blastSequences(lengths, counts[c]);
-      if (!b)
-        return R::fail(b.error);
-      parts.push_back({c, "contiguous", std::move(b.value->microBatches)});
+      if (counts[c] >= *mMin) {
+        Result<BlastedBatch> b = blastSequences(lengths, counts[c]);
+        if (!b)
+          return R::fail(b.error);
+        parts.push_back({c, "contiguous", std::move(b.value->microBatches)});
+      }
       if (options.dealtPartitions) {
         Result<std::vector<std::vector<int64_t>>> dealt =
             dealByWork(*table, counts[c], gpus * capacityPerGpu);
@@ -705,9 +713,13 @@ Result<AdaptiveSpPlan> planAdaptiveSp(const cost::ProfiledModel &model,
     // Per partition its plan; per count the better partition's trial.
     size_t task = 0;
     std::vector<MicroBatchCountTrial> trials(counts.size());
-    for (size_t c = 0; c < counts.size(); ++c)
+    for (size_t c = 0; c < counts.size(); ++c) {
       trials[c].microBatches = counts[c];
+      trials[c].reason = "no partition into " + std::to_string(counts[c]) +
+                         " micro-batches fits the memory";
+    }
     std::vector<Candidate> candidates;
+    std::vector<bool> tried(counts.size(), false);
     for (size_t pi = 0; pi < parts.size(); ++pi) {
       MicroBatchCountTrial trial;
       trial.microBatches = counts[parts[pi].count];
@@ -732,12 +744,14 @@ Result<AdaptiveSpPlan> planAdaptiveSp(const cost::ProfiledModel &model,
       MicroBatchCountTrial &kept = trials[parts[pi].count];
       if (!trial.feasible) {
         trial.iterationMs = 0;
-        if (!kept.feasible && kept.reason.empty())
-          kept = trial;
+        if (!kept.feasible && !tried[parts[pi].count])
+          kept = trial; // the first partition's reason
+        tried[parts[pi].count] = true;
         continue;
       }
       if (!kept.feasible || trial.iterationMs < kept.iterationMs)
         kept = trial;
+      tried[parts[pi].count] = true;
       cand.iterationMs = trial.iterationMs;
       candidates.push_back(std::move(cand));
     }

@@ -56,6 +56,24 @@ double mostWorkWithin(const std::vector<int64_t> &lengths,
   return work;
 }
 
+/// M_lb of IterationBound.h (1).
+int64_t minMicroBatchesFor(const std::vector<int64_t> &lengths,
+                           int64_t cluster) {
+  int64_t tokens = 0, big = 0, bigRoom = 0, small = 0;
+  for (int64_t len : lengths) {
+    tokens += len;
+    if (2 * len > cluster) {
+      ++big;
+      bigRoom += cluster - len;
+    } else {
+      small += len;
+    }
+  }
+  const int64_t byTokens = (tokens + cluster - 1) / cluster;
+  const int64_t spill = std::max<int64_t>(0, small - bigRoom);
+  return std::max(byTokens, big + (spill + cluster - 1) / cluster);
+}
+
 /// The memory-aware bound (4) of IterationBound.h, the largest over the
 /// `kHeld` longest sequences.
 double holdingBound(const std::vector<int64_t> &lengths,
@@ -153,8 +171,7 @@ Result<IterationBound> iterationLowerBound(
   }
   const double n = static_cast<double>(gpus);
   out.balancedWorkMs = balanced / n;
-  out.minMicroBatches =
-      (tokens + gpus * capacityPerGpu - 1) / (gpus * capacityPerGpu);
+  out.minMicroBatches = minMicroBatchesFor(lengths, gpus * capacityPerGpu);
   // Between two breakpoints w_tau is constant: on [b_i, b_{i+1}) f(tau) =
   // N tau - W(b_i) is increasing, so tau* is max(b_i, W(b_i) / N) for the
   // first interval i (from the longest sequence's fastest time up) with

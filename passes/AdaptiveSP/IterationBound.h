@@ -12,8 +12,10 @@
 //
 // The bound. Let a plan have M micro-batches with times T_m = beta1 + tau_m
 // and total T = M beta1 + sum_m tau_m. Then
-//  (1) M >= M_lb = ceil(total tokens / (N capacity)): a micro-batch holds at
-//      most N * capacity tokens;
+//  (1) M >= M_lb: a micro-batch holds at most K = N * capacity tokens, so
+//      M >= ceil(total tokens / K), and no two sequences over K / 2 share
+//      one, so with B of them M >= B + ceil(max(0, tokens of the others -
+//      the B micro-batches' room) / K);
 //  (2) every tau_m <= tau := T - M beta1 (the tau_m are non-negative), so
 //      every sequence s runs at a degree d_s with t1(s, d_s) <= tau;
 //  (3) the GPUs of micro-batch m are busy at most N tau_m in total and its
@@ -54,7 +56,7 @@ namespace plexus::adaptivesp {
 /// The bound and its parts.
 struct IterationBound {
   double boundMs = 0; // minMicroBatches * beta1 + max(workMs, holdingMs)
-  int64_t minMicroBatches = 0;  // M_lb = ceil(tokens / (N capacity))
+  int64_t minMicroBatches = 0;  // M_lb, (1)
   double workMs = 0;            // tau*
   double balancedWorkMs = 0;    // sum_s min_d d t1(s, d) / N (tau* >= it)
   double longestSequenceMs = 0; // max_s min_d t1(s, d) (tau* >= it)

@@ -336,8 +336,85 @@ void refreshSearchPlan(const SequenceTimeTable &t, SearchPlan &plan) {
     }
 }
 
+/// Moves every sequence of micro-batch `m` (longest first) into the group
+/// of another micro-batch where it adds least to the iteration time
+/// (memory permitting; ties to the first group met), and drops `m`; kept
+/// when the plan gets faster. Saves a beta1 and whatever of m's time the
+/// others absorb.
+bool dissolveMicroBatch(const SequenceTimeTable &t, SearchPlan &plan,
+                        size_t m) {
+  if (plan.size() < 2)
+    return false;
+  SearchPlan trial = plan;
+  std::vector<int64_t> ids;
+  for (const SearchGroup &g : trial[m])
+    ids.insert(ids.end(), g.ids.begin(), g.ids.end());
+  trial.erase(trial.begin() + static_cast<long>(m));
+  sortByLength(t, ids);
+  std::vector<double> most(trial.size(), 0);
+  for (size_t k = 0; k < trial.size(); ++k)
+    for (const SearchGroup &g : trial[k])
+      most[k] = std::max(most[k], g.workMs);
+  for (int64_t id : ids) {
+    size_t bk = kNone, bg = kNone;
+    double least = kInfinity;
+    for (size_t k = 0; k < trial.size(); ++k)
+      for (size_t g = 0; g < trial[k].size(); ++g) {
+        const SearchGroup &grp = trial[k][g];
+        const double ms = t.at(id, grp.degree);
+        if (ms == kInfinity || !fitsGroup(t, grp, t.lengths[id]))
+          continue;
+        const double rise = std::max(0.0, grp.workMs + ms - most[k]);
+        if (rise < least) {
+          least = rise;
+          bk = k;
+          bg = g;
+        }
+      }
+    if (bk == kNone)
+      return false;
+    SearchGroup &grp = trial[bk][bg];
+    grp.ids.push_back(id);
+    grp.tokens += t.lengths[id];
+    grp.workMs += t.at(id, grp.degree);
+    most[bk] = std::max(most[bk], grp.workMs);
+  }
+  if (searchPlanMs(t, trial) >= searchPlanMs(t, plan))
+    return false;
+  plan = std::move(trial);
+  return true;
+}
+
+/// The local search alone (no micro-batch is dropped).
+int64_t polishGroups(const SequenceTimeTable &t, SearchPlan &plan,
+                     int64_t maxSteps);
+
 int64_t polishPlan(const SequenceTimeTable &t, SearchPlan &plan,
                    int64_t maxSteps) {
+  int64_t steps = polishGroups(t, plan, maxSteps);
+  // Try to drop micro-batches, the shortest first; after each success the
+  // groups are polished again.
+  for (bool dropped = true; dropped && steps < maxSteps;) {
+    dropped = false;
+    std::vector<size_t> order(plan.size());
+    for (size_t m = 0; m < order.size(); ++m)
+      order[m] = m;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return searchMicroBatchMs(t, plan[a]) < searchMicroBatchMs(t, plan[b]);
+    });
+    for (size_t m : order)
+      if (dissolveMicroBatch(t, plan, m)) {
+        ++steps;
+        steps += polishGroups(t, plan, maxSteps - steps);
+        dropped = true;
+        break;
+      }
+  }
+  return steps;
+}
+
+int64_t polishGroups(const SequenceTimeTable &t, SearchPlan &plan,
+                     int64_t maxSteps) {
   refreshSearchPlan(t, plan);
   const SearchPlan original = plan;
   const double originalMs = searchPlanMs(t, plan);

@@ -17,8 +17,14 @@
 //    degree into one group of twice the degree,
 // where memory allows (capacity * degree tokens per group) and no group is
 // left empty by a move; make it when it lowers the iteration time by more
-// than a relative 1e-12. Candidates are scanned in a fixed order and the
-// first best kept, so the result depends only on the input.
+// than a relative 1e-12, or, leaving it equal, when it frees GPU time
+// (sum of degree x work; this crosses plateaus where several groups share
+// the slowest time). When no such change is left, micro-batches are
+// dropped, the shortest first, when moving each of their sequences
+// (longest first) to the group of another micro-batch where it adds least
+// makes the plan faster (it saves a beta1); the groups are polished again
+// after each. Candidates are scanned in a fixed order and the first best
+// kept, so the result depends only on the input.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PASSES_ADAPTIVESP_PLANPOLISH_H

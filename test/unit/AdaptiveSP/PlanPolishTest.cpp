@@ -1,6 +1,7 @@
 //===- PlanPolishTest.cpp - Real-length local search on FlexSP plans ------===//
 //
-// Hand-checked moves of polishPlan and the two deals of dealByWork.
+// Hand-checked moves of polishPlan (group changes and dropping a
+// micro-batch) and the two deals of dealByWork.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/AdaptiveSP/PlanPolish.h"
@@ -54,11 +55,12 @@ TEST(PlanPolish, SwapsOutOfTheSlowestGroup) {
   EXPECT_EQ(idsOf(plan[0]), (std::vector<std::vector<int64_t>>{{2, 1}, {0}}));
 }
 
-TEST(PlanPolish, KeepsPlansItCannotImprove) {
+TEST(PlanPolish, KeepsWhatItCannotImproveAndDropsMicroBatches) {
   // N = 2, 4 tokens per GPU; ids 0-3 are 4, 4, 4, 4 tokens. Start: one
   // SP2 group {0, 1} (8 / 2 = 4 ms) then one SP2 group {2, 3} (4 ms):
   // 2 x (1 + 4) = 10 ms. Splitting a group into two SP1 groups keeps its
-  // time (4 / 1 each) and its GPU time: not made. Nothing faster exists:
+  // time (4 / 1 each) and its GPU time: not made; neither micro-batch
+  // can be dropped (the other's group is full). Nothing faster exists:
   // each micro-batch holds at most 8 tokens, so two are needed, each of at
   // least 1 + 8 / 2.
   SequenceTimeTable t = linearTable({4, 4, 4, 4}, {1, 2}, 2, 4);
@@ -69,14 +71,15 @@ TEST(PlanPolish, KeepsPlansItCannotImprove) {
   // Ids 0-2 are 4, 2, 2 tokens; start {0} on SP2 (2 ms) then {1, 2} on
   // SP2 (2 ms): 2 x 3 = 6 ms. Moving 1 into micro-batch 0 gives 4 + 2 = 6
   // and splitting {1, 2} into two SP1 groups keeps 3 ms, both without
-  // freeing GPU time: nothing is made. One micro-batch {4, 2, 2} on SP2
-  // (1 + 4 = 5 ms) would be faster, but the polish never empties a group
-  // or a micro-batch: fewer micro-batches are the outer search's job
-  // (planAdaptiveSp tries every count from M_min).
+  // freeing GPU time: no group change is made. Dropping a micro-batch
+  // (both take 3 ms; the first): 4 joins {1, 2}, 8 tokens fit the SP2
+  // group, 1 + 8 / 2 = 5 ms < 6. One micro-batch remains.
   SequenceTimeTable u = linearTable({4, 2, 2}, {1, 2}, 2, 4);
   SearchPlan p2 = {{{2, {0}, 0, 0}}, {{2, {1, 2}, 0, 0}}};
-  polishPlan(u, p2);
-  EXPECT_DOUBLE_EQ(searchPlanMs(u, p2), 6);
+  EXPECT_EQ(polishPlan(u, p2), 1);
+  EXPECT_DOUBLE_EQ(searchPlanMs(u, p2), 5);
+  ASSERT_EQ(p2.size(), 1u);
+  EXPECT_EQ(idsOf(p2[0]), (std::vector<std::vector<int64_t>>{{1, 2, 0}}));
 }
 
 TEST(PlanPolish, DealByWork) {
