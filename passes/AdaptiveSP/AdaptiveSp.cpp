@@ -658,6 +658,27 @@ Result<AdaptiveSpPlan> planAdaptiveSp(const cost::ProfiledModel &model,
           parts.push_back({c, "filled", std::move(*filled.value)});
       }
     }
+    // Level deals fill micro-batches to a share of the memory (a group
+    // packing of a micro-batch whose memory is full rarely exists).
+    for (double fill : {1.0, 0.9, 0.8}) {
+      if (from != *mMin || !options.dealtPartitions)
+        break;
+      Result<std::vector<std::vector<int64_t>>> levels =
+          dealByLevels(*table,
+                       static_cast<int64_t>(
+                           fill * static_cast<double>(gpus * capacityPerGpu)),
+                       bound->workMs);
+      if (levels) {
+        const int64_t count = static_cast<int64_t>(levels->size());
+        auto at = std::find(counts.begin(), counts.end(), count);
+        if (at == counts.end()) {
+          counts.push_back(count);
+          at = counts.end() - 1;
+        }
+        parts.push_back({static_cast<size_t>(at - counts.begin()), "levels",
+                         std::move(*levels.value)});
+      }
+    }
     for (size_t pi = 0; pi < parts.size(); ++pi)
       for (size_t m = 0; m < parts[pi].microBatches.size(); ++m)
         tasks.push_back({pi, m});

@@ -508,4 +508,63 @@ dealByWork(const SequenceTimeTable &t, int64_t microBatches,
   return R::ok(std::move(out));
 }
 
+Result<std::vector<std::vector<int64_t>>>
+dealByLevels(const SequenceTimeTable &t, int64_t clusterTokens, double tauMs) {
+  using R = Result<std::vector<std::vector<int64_t>>>;
+  const size_t n = t.lengths.size();
+  // Per sequence: its least GPU time among degrees within tau (all when
+  // none is), and its time there.
+  std::vector<double> work(n, kInfinity), time(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (int pass = 0; pass < 2 && work[i] == kInfinity; ++pass)
+      for (size_t k = 0; k < t.degrees.size(); ++k) {
+        const double ms = t.ms[i][k];
+        if (ms == kInfinity || (pass == 0 && tauMs > 0 && ms > tauMs))
+          continue;
+        if (dbl(t.degrees[k]) * ms < work[i]) {
+          work[i] = dbl(t.degrees[k]) * ms;
+          time[i] = ms;
+        }
+      }
+    if (work[i] == kInfinity)
+      return R::fail("sequence " + std::to_string(i) + " fits no degree");
+    if (t.lengths[i] > clusterTokens)
+      return R::fail("sequence " + std::to_string(i) + " exceeds the cluster");
+  }
+  std::vector<int64_t> left(n);
+  for (size_t i = 0; i < n; ++i)
+    left[i] = static_cast<int64_t>(i);
+  std::stable_sort(left.begin(), left.end(),
+                   [&](int64_t a, int64_t b) { return work[a] > work[b]; });
+  std::vector<std::vector<int64_t>> out;
+  while (!left.empty()) {
+    double slowest = 0, restWork = 0;
+    int64_t restTokens = 0;
+    for (int64_t id : left) {
+      slowest = std::max(slowest, time[id]);
+      restWork += work[id];
+      restTokens += t.lengths[id];
+    }
+    const double parts = dbl((restTokens + clusterTokens - 1) / clusterTokens);
+    const double target = std::max(dbl(t.gpus) * slowest, restWork / parts);
+    std::vector<int64_t> mb, rest;
+    double w = 0;
+    int64_t tokens = 0;
+    for (int64_t id : left) {
+      if (mb.empty() || (tokens + t.lengths[id] <= clusterTokens &&
+                         w + work[id] <= target * (1 + 1e-12))) {
+        mb.push_back(id);
+        w += work[id];
+        tokens += t.lengths[id];
+      } else {
+        rest.push_back(id);
+      }
+    }
+    sortByLength(t, mb);
+    out.push_back(std::move(mb));
+    left = std::move(rest);
+  }
+  return R::ok(std::move(out));
+}
+
 } // namespace plexus::adaptivesp

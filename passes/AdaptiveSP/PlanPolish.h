@@ -103,6 +103,19 @@ dealByWork(const SequenceTimeTable &t, int64_t microBatches,
            int64_t clusterTokens, bool longestSetsTarget = false,
            double tauMs = 0);
 
+/// Deals the batch level by level: with w(s) the least GPU time of s among
+/// degrees where t1 <= tauMs (all degrees when there is none) and t(s) its
+/// time there, each new micro-batch gets the work target max(N x the
+/// largest t(s) left, the work left / the fewest micro-batches its tokens
+/// need), and takes, by descending w (ties by id), every sequence left
+/// that keeps it within the target and `clusterTokens` (the first always).
+/// So the micro-batch that waits for a long sequence anyway is filled to
+/// that time, and what is left is balanced over as few micro-batches as
+/// memory allows. The count follows from the deal. Errors: a sequence that
+/// fits no degree or exceeds clusterTokens.
+Result<std::vector<std::vector<int64_t>>>
+dealByLevels(const SequenceTimeTable &t, int64_t clusterTokens, double tauMs);
+
 } // namespace plexus::adaptivesp
 
 #endif // PLEXUS_PASSES_ADAPTIVESP_PLANPOLISH_H
