@@ -492,9 +492,26 @@ SearchPlan toSearchPlan(const std::vector<SpMicroBatchPlan> &mbs) {
   return out;
 }
 
+/// Whether a search micro-batch has the groups (degrees and members, in
+/// any order) of a planned one.
+bool sameGroups(const SpMicroBatchPlan &mb, const SearchMicroBatch &smb) {
+  auto key = [](int64_t degree, std::vector<int64_t> ids) {
+    std::sort(ids.begin(), ids.end());
+    ids.insert(ids.begin(), degree);
+    return ids;
+  };
+  std::vector<std::vector<int64_t>> a, b;
+  for (const SpGroupPlan &g : mb.groups)
+    a.push_back(key(g.degree, g.sequenceIds));
+  for (const SearchGroup &g : smb)
+    b.push_back(key(g.degree, g.ids));
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b;
+}
+
 /// Polishes every candidate on real lengths and keeps the fastest (ties:
-/// the earlier candidate); micro-batches keep the solve figures of the
-/// micro-batch they came from.
+/// the earlier candidate).
 Result<Candidate> bestPolished(const cost::ProfiledModel &model,
                                const cost::AllToAllBandwidthTable &bw,
                                const std::vector<int64_t> &lengths,
@@ -521,10 +538,12 @@ Result<Candidate> bestPolished(const cost::ProfiledModel &model,
   out.unpolishedMs = candidates[best].iterationMs;
   for (size_t m = 0; m < polished[best].size(); ++m) {
     SpMicroBatchPlan mb;
-    if (m < candidates[best].microBatches.size()) {
+    // The solve figures (buckets, MILP) stay only on a micro-batch the
+    // polish left as it was.
+    if (m < candidates[best].microBatches.size() &&
+        sameGroups(candidates[best].microBatches[m], polished[best][m]))
       mb = candidates[best].microBatches[m];
-      mb.groups.clear();
-    }
+    mb.groups.clear();
     for (const SearchGroup &g : polished[best][m]) {
       SpGroupPlan pg;
       pg.degree = g.degree;

@@ -122,7 +122,8 @@ struct SpMicroBatchPlan {
   std::vector<SpGroupPlan> groups; // ascending ranks
   int64_t tokens = 0;
   double timeMs = 0; // slowest group
-  // The adaptive planner's solve (zero in the baselines):
+  // The adaptive planner's solve (zero in the baselines, and on a
+  // micro-batch the polish changed):
   int64_t buckets = 0;
   double bucketTokenError = 0;
   double milpObjectiveMs = 0;  // at bucket upper bounds
