@@ -529,6 +529,26 @@ Result<Candidate> bestPolished(const cost::ProfiledModel &model,
     else
       refreshSearchPlan(table, polished[i]);
   });
+  // The best few are polished again from their start with the strict tie
+  // rule (only faster changes); neither rule wins always. The faster
+  // result stands, ties to the first.
+  constexpr size_t kStrict = 3;
+  std::vector<size_t> order(candidates.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return searchPlanMs(table, polished[a]) < searchPlanMs(table, polished[b]);
+  });
+  order.resize(options.polish ? std::min(kStrict, order.size()) : 0);
+  std::vector<SearchPlan> strict(order.size());
+  parallelFor(order.size(), options.threads, [&](size_t k) {
+    strict[k] = toSearchPlan(candidates[order[k]].microBatches);
+    polishPlan(table, strict[k], 20000, /*freeGpuTies=*/false);
+  });
+  for (size_t k = 0; k < order.size(); ++k)
+    if (searchPlanMs(table, strict[k]) <
+        searchPlanMs(table, polished[order[k]]))
+      polished[order[k]] = std::move(strict[k]);
   size_t best = 0;
   for (size_t i = 1; i < candidates.size(); ++i)
     if (searchPlanMs(table, polished[i]) < searchPlanMs(table, polished[best]))

@@ -121,7 +121,8 @@ public:
   }
 
   void consider(Change &best, Change c) const {
-    if (!(c.delta < -threshold || (c.delta <= 0 && c.gpuDelta < -threshold)))
+    if (!(c.delta < -threshold ||
+          (freeGpuTies && c.delta <= 0 && c.gpuDelta < -threshold)))
       return; // neither faster nor, at no loss of time, cheaper
     if (best.kind == Change::None || better(c, best, threshold))
       best = c;
@@ -262,6 +263,7 @@ public:
   }
 
   double threshold = 0;
+  bool freeGpuTies = true;
 
 private:
   const SequenceTimeTable &t;
@@ -387,11 +389,11 @@ bool dissolveMicroBatch(const SequenceTimeTable &t, SearchPlan &plan,
 
 /// The local search alone (no micro-batch is dropped).
 int64_t polishGroups(const SequenceTimeTable &t, SearchPlan &plan,
-                     int64_t maxSteps);
+                     int64_t maxSteps, bool freeGpuTies);
 
 int64_t polishPlan(const SequenceTimeTable &t, SearchPlan &plan,
-                   int64_t maxSteps) {
-  int64_t steps = polishGroups(t, plan, maxSteps);
+                   int64_t maxSteps, bool freeGpuTies) {
+  int64_t steps = polishGroups(t, plan, maxSteps, freeGpuTies);
   // Try to drop micro-batches, the shortest first; after each success the
   // groups are polished again.
   for (bool dropped = true; dropped && steps < maxSteps;) {
@@ -405,7 +407,7 @@ int64_t polishPlan(const SequenceTimeTable &t, SearchPlan &plan,
     for (size_t m : order)
       if (dissolveMicroBatch(t, plan, m)) {
         ++steps;
-        steps += polishGroups(t, plan, maxSteps - steps);
+        steps += polishGroups(t, plan, maxSteps - steps, freeGpuTies);
         dropped = true;
         break;
       }
@@ -414,11 +416,12 @@ int64_t polishPlan(const SequenceTimeTable &t, SearchPlan &plan,
 }
 
 int64_t polishGroups(const SequenceTimeTable &t, SearchPlan &plan,
-                     int64_t maxSteps) {
+                     int64_t maxSteps, bool freeGpuTies) {
   refreshSearchPlan(t, plan);
   const SearchPlan original = plan;
   const double originalMs = searchPlanMs(t, plan);
   Polisher p(t, plan);
+  p.freeGpuTies = freeGpuTies;
   int64_t steps = 0;
   bool improved = true;
   while (improved && steps < maxSteps) {

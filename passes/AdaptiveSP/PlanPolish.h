@@ -82,9 +82,11 @@ double searchPlanMs(const SequenceTimeTable &t, const SearchPlan &plan);
 void refreshSearchPlan(const SequenceTimeTable &t, SearchPlan &plan);
 
 /// The local search of the file comment; returns the number of changes
-/// made. Never makes the plan slower; the plan stays feasible.
+/// made. Never makes the plan slower; the plan stays feasible. With
+/// `freeGpuTies` false, only changes that make it faster are made (the
+/// planner runs both and keeps the faster result: neither wins always).
 int64_t polishPlan(const SequenceTimeTable &t, SearchPlan &plan,
-                   int64_t maxSteps = 20000);
+                   int64_t maxSteps = 20000, bool freeGpuTies = true);
 
 /// Deals the batch into `microBatches` micro-batches by work: sequences by
 /// descending least GPU time w(s) = min_d d t1(s, d) (ties by id), each to
