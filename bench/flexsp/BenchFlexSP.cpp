@@ -10,17 +10,27 @@
 //   2. the planning-time check of the issue (512 sequences on 64 GPUs in
 //      under 2 s, within 1 % of CBC given 60 s): the default planner against
 //      the same planner with CBC at its default settings, no node or gap
-//      limit and a 60 s limit per MILP, on GPT-7B / 384K.
+//      limit and a 60 s limit per MILP, on GPT-7B / 384K;
+//   3. FlexSP against its lower bound (IterationBound.h) on GPT-7B / 384K
+//      for Wikipedia and two synthetic long-tailed code-like distributions
+//      (a GitHub-like file corpus, ~0.4 % of sequences over 64K tokens, and
+//      a repository-level corpus, ~11 % over 64K; docs/flexsp.md says
+//      where their shapes come from): per batch FlexSP, the best balanced
+//      homogeneous plan, the bound, the gap and the planning time, and a
+//      summary line per distribution;
+//   4. (--cbc) what the opt-in CBC solve changes on the batches of part 3.
 // Modelled times are deterministic; wall-clock times are not. Run by hand
 // (not a ctest); part 2 takes a few minutes (--no-reference skips it).
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/AdaptiveSP/AdaptiveSp.h"
+#include "passes/AdaptiveSP/IterationBound.h"
 #include "passes/Baselines/StaticSp.h"
 #include "passes/Instantiate/BatchSampler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,6 +48,10 @@ constexpr int64_t kGlobalBatch = 512;
 constexpr double kMemoryGB = 30;
 constexpr double kPlanBudgetS = 2.0;
 constexpr double kGapBudget = 0.01;
+// Part 3's targets.
+constexpr double kBoundGapBudget = 0.005;
+constexpr double kBoundPlanBudgetS = 1.0;
+constexpr int64_t kLongTokens = 65536;
 
 /// Reference section 4.1 (7B, 384K), per global batch 3-6: static SP=64,
 /// best homogeneous (degree), FlexSP, all in modelled ms.
@@ -57,6 +71,8 @@ struct Args {
   int64_t firstBatch = 3, lastBatch = 6;
   bool reference = true;
   double referenceSeconds = 60;
+  bool cbc = false;
+  int64_t boundBatches = 4; // part 3: batches per distribution
 };
 
 bool parse(int argc, char **argv, Args &a) {
@@ -72,13 +88,18 @@ bool parse(int argc, char **argv, Args &a) {
         return false;
       a.firstBatch = first;
       a.lastBatch = last;
+    } else if (s == "--cbc") {
+      a.cbc = true;
+    } else if (s == "--bound-batches" && i + 1 < argc) {
+      a.boundBatches = std::atoll(argv[++i]);
     } else if (s == "--reference-seconds" && i + 1 < argc) {
       a.referenceSeconds = std::atof(argv[++i]);
     } else {
       return false;
     }
   }
-  return a.firstBatch >= 0 && a.lastBatch >= a.firstBatch;
+  return a.firstBatch >= 0 && a.lastBatch >= a.firstBatch &&
+         a.boundBatches >= 1;
 }
 
 /// The three plans of one batch.
@@ -224,6 +245,7 @@ bool runReference(const Args &args, const std::vector<BatchRun> &runs) {
   cost::AllToAllBandwidthTable bw = cost::flexspA100Bandwidth();
   const int64_t cap = runs.empty() ? 0 : runs.front().flex.capacityPerGpu;
   AdaptiveSpOptions slow;
+  slow.solveMilp = true;
   slow.milp.leanSearch = false;
   slow.milp.nodeLimit = 0;
   slow.milp.relativeGap = 0;
@@ -259,13 +281,215 @@ bool runReference(const Args &args, const std::vector<BatchRun> &runs) {
   return all;
 }
 
+/// A length distribution of part 3.
+struct Distribution {
+  const char *name;
+  instantiate::DatasetDesc desc;
+  int64_t firstBatch;
+};
+
+/// Wikipedia (batches 3 on, as part 1) and the two synthetic code-like
+/// corpora, log-normal (docs/flexsp.md: parameters and sources), drawn
+/// with the sampler's seeded generator, padded to 128, longer than the
+/// 384K limit dropped and redrawn.
+std::vector<Distribution> boundDistributions(const Args &args) {
+  instantiate::DatasetDesc wiki;
+  wiki.source = instantiate::LengthSource::Lengths;
+  wiki.path = args.data;
+  instantiate::DatasetDesc github;
+  github.source = instantiate::LengthSource::Lognormal;
+  github.mu = std::log(1536.0); // median 1.5K tokens
+  github.sigma = 1.424;         // P(> 64K) = P(Z > 2.65) = 0.40 %
+  instantiate::DatasetDesc repo;
+  repo.source = instantiate::LengthSource::Lognormal;
+  repo.mu = std::log(16384.0); // median 16K tokens
+  repo.sigma = 1.13;           // P(> 64K) = P(Z > 1.227) = 11.0 %
+  std::vector<Distribution> out = {{"wikipedia", wiki, 3},
+                                   {"github-like", github, 0},
+                                   {"repo-level", repo, 0}};
+  for (Distribution &d : out) {
+    d.desc.padding = 2 * kGpus;
+    d.desc.clamp = 384 * 1000 - 2 * kGpus;
+    d.desc.overlong = instantiate::Overlong::Drop;
+  }
+  return out;
+}
+
+constexpr uint64_t kSyntheticSeed = 2025;
+
+/// Share of `lengths` over 64K tokens.
+double longShare(const std::vector<int64_t> &lengths) {
+  int64_t n = 0;
+  for (int64_t x : lengths)
+    n += x > kLongTokens;
+  return lengths.empty() ? 0 : static_cast<double>(n) / lengths.size();
+}
+
+/// Part 3; false when a plan fails or misses a target.
+bool runBoundCheck(const Args &args,
+                   std::vector<std::vector<int64_t>> *batches) {
+  cost::ProfiledModel m = *cost::findProfiledModel("gpt-7b");
+  cost::AllToAllBandwidthTable bw = cost::flexspA100Bandwidth();
+  const int64_t cap = *cost::tokenCapacityPerGpu(
+      m, *cost::paramsGiAtContext(m, 384), kMemoryGB, kGpus);
+  std::printf("\n[3] FlexSP against its lower bound, gpt-7b / 384K, %lld "
+              "batches of %lld per distribution\n",
+              static_cast<long long>(args.boundBatches),
+              static_cast<long long>(kGlobalBatch));
+  std::printf("    targets: gap to the bound <= %.1f %%, never slower than "
+              "the best balanced homogeneous plan, under %.0f s per batch\n",
+              kBoundGapBudget * 100, kBoundPlanBudgetS);
+  std::printf("  %-11s %5s %8s %9s %5s | %8s %14s %8s %6s | %6s %6s  %s\n",
+              "data", "batch", "max seq", "tokens", ">64K", "FlexSP",
+              "bal. homo", "bound", "gap", "vs hom", "plan s",
+              "from (before polish)");
+  bool all = true;
+  for (const Distribution &dist : boundDistributions(args)) {
+    instantiate::SamplerOrError s =
+        instantiate::BatchSampler::create(dist.desc);
+    if (!s.sampler) {
+      std::printf("  %s: %s\n", dist.name, s.error.c_str());
+      return false;
+    }
+    double worstGap = 0, sumGap = 0, worstS = 0, worstVsHomo = 1e300;
+    double flexSum = 0, homoSum = 0, boundSum = 0;
+    int64_t seqs = 0, longSeqs = 0;
+    bool distOk = true;
+    for (int64_t b = dist.firstBatch; b < dist.firstBatch + args.boundBatches;
+         ++b) {
+      instantiate::Batch batch =
+          s.sampler->draw(kGlobalBatch, b, kSyntheticSeed);
+      if (!batch.ok()) {
+        std::printf("  %s batch %lld: %s\n", dist.name,
+                    static_cast<long long>(b), batch.error.c_str());
+        return false;
+      }
+      AdaptiveSpOptions homoOpt;
+      homoOpt.strategy = SpStrategy::BestHomogeneous;
+      Result<AdaptiveSpPlan> f =
+          planAdaptiveSp(m, bw, batch.lengths, kGpus, kChipsPerNode, cap);
+      Result<AdaptiveSpPlan> h = planAdaptiveSp(m, bw, batch.lengths, kGpus,
+                                                kChipsPerNode, cap, homoOpt);
+      if (!f || !h) {
+        std::printf("  %s batch %lld: %s\n", dist.name,
+                    static_cast<long long>(b), (!f ? f : h).error.c_str());
+        all = false;
+        continue;
+      }
+      std::string bad = planViolation(*f, batch.lengths);
+      if (!bad.empty()) {
+        std::printf("  %s batch %lld: invalid plan: %s\n", dist.name,
+                    static_cast<long long>(b), bad.c_str());
+        all = false;
+        continue;
+      }
+      const double gap = f->iterationMs / f->lowerBoundMs - 1;
+      const double vsHomo = h->iterationMs / f->iterationMs;
+      char homo[40];
+      std::snprintf(homo, sizeof homo, "%.0f (SP%lld)", h->iterationMs,
+                    static_cast<long long>(
+                        h->microBatches.front().groups.front().degree));
+      std::printf("  %-11s %5lld %8s %9s %4.1f%% | %8.0f %14s %8.0f %5.2f%% | "
+                  "%5.3fx %6.2f  %s (%.0f)\n",
+                  dist.name, static_cast<long long>(b),
+                  baselines::groupedInt(maxOf(batch.lengths)).c_str(),
+                  baselines::groupedInt(sumOf(batch.lengths)).c_str(),
+                  100 * longShare(batch.lengths), f->iterationMs, homo,
+                  f->lowerBoundMs, 100 * gap, vsHomo, f->solverSeconds,
+                  f->origin.c_str(), f->unpolishedMs);
+      worstGap = std::max(worstGap, gap);
+      sumGap += gap;
+      worstS = std::max(worstS, f->solverSeconds);
+      worstVsHomo = std::min(worstVsHomo, vsHomo);
+      flexSum += f->iterationMs;
+      homoSum += h->iterationMs;
+      boundSum += f->lowerBoundMs;
+      seqs += static_cast<int64_t>(batch.lengths.size());
+      for (int64_t x : batch.lengths)
+        longSeqs += x > kLongTokens;
+      distOk = distOk && gap <= kBoundGapBudget && vsHomo >= 1 &&
+               f->solverSeconds < kBoundPlanBudgetS;
+      if (batches)
+        batches->push_back(batch.lengths);
+    }
+    // The distribution's own share over 64K, from 200 batches (102,400
+    // sequences; for Wikipedia, the sample file's batches 3-202).
+    int64_t sampleLong = 0, sampleSeqs = 0;
+    for (int64_t b = dist.firstBatch; b < dist.firstBatch + 200; ++b) {
+      instantiate::Batch batch =
+          s.sampler->draw(kGlobalBatch, b, kSyntheticSeed);
+      if (!batch.ok())
+        break;
+      sampleSeqs += static_cast<int64_t>(batch.lengths.size());
+      for (int64_t x : batch.lengths)
+        sampleLong += x > kLongTokens;
+    }
+    std::printf("  summary %-11s: %.2f %% over 64K in %lld sequences (%.2f "
+                "%% in these batches); FlexSP %.0f ms, balanced "
+                "homogeneous %.0f ms (%.3fx, worst batch %.3fx), bound %.0f "
+                "ms; gap mean %.2f %%, worst %.2f %%; slowest plan %.2f s; "
+                "targets %s\n",
+                dist.name, sampleSeqs ? 100.0 * sampleLong / sampleSeqs : 0.0,
+                static_cast<long long>(sampleSeqs),
+                seqs ? 100.0 * longSeqs / seqs : 0.0, flexSum, homoSum,
+                homoSum / flexSum, worstVsHomo, boundSum,
+                100 * sumGap / args.boundBatches, 100 * worstGap, worstS,
+                distOk ? "met" : "NOT met");
+    all = all && distOk;
+  }
+  return all;
+}
+
+/// Part 4: the same batches with the opt-in CBC solve.
+void runCbc(const std::vector<std::vector<int64_t>> &batches) {
+  cost::ProfiledModel m = *cost::findProfiledModel("gpt-7b");
+  cost::AllToAllBandwidthTable bw = cost::flexspA100Bandwidth();
+  const int64_t cap = *cost::tokenCapacityPerGpu(
+      m, *cost::paramsGiAtContext(m, 384), kMemoryGB, kGpus);
+  AdaptiveSpOptions cbc;
+  cbc.solveMilp = true;
+  std::printf("\n[4] The opt-in CBC solve (solveMilp, node limit 50, gap "
+              "0.2 %%) on the batches of part 3\n");
+  int64_t better = 0, worse = 0, micro = 0, fromStart = 0;
+  double offSum = 0, onSum = 0, offS = 0, onS = 0;
+  for (const std::vector<int64_t> &lengths : batches) {
+    Result<AdaptiveSpPlan> off =
+        planAdaptiveSp(m, bw, lengths, kGpus, kChipsPerNode, cap);
+    Result<AdaptiveSpPlan> on =
+        planAdaptiveSp(m, bw, lengths, kGpus, kChipsPerNode, cap, cbc);
+    if (!off || !on) {
+      std::printf("  %s\n", (!off ? off : on).error.c_str());
+      return;
+    }
+    offSum += off->iterationMs;
+    onSum += on->iterationMs;
+    offS += off->solverSeconds;
+    onS += on->solverSeconds;
+    better += on->iterationMs < off->iterationMs;
+    worse += on->iterationMs > off->iterationMs;
+    for (const SpMicroBatchPlan &mb : on->microBatches) {
+      micro += mb.milpSolved;
+      fromStart += mb.milpSolved && mb.fromWarmStart;
+    }
+  }
+  std::printf("  %zu batches: without CBC %.0f ms in %.1f s, with CBC %.0f ms "
+              "in %.1f s (%+.3f %%); CBC plan faster on %lld, slower on "
+              "%lld; of the chosen plans' %lld CBC-solved micro-batches %lld "
+              "kept the greedy start\n",
+              batches.size(), offSum, offS, onSum, onS,
+              100 * (onSum / offSum - 1), static_cast<long long>(better),
+              static_cast<long long>(worse), static_cast<long long>(micro),
+              static_cast<long long>(fromStart));
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   Args args;
   if (!parse(argc, argv, args)) {
     std::fprintf(stderr, "usage: bench-flexsp [--data FILE] [--batches A-B] "
-                         "[--no-reference] [--reference-seconds S]\n");
+                         "[--no-reference] [--reference-seconds S] [--cbc] "
+                         "[--bound-batches K]\n");
     return 2;
   }
   std::printf("bench-flexsp: reference flexsp_dpp.md section 4.1 with the "
@@ -297,6 +521,10 @@ int main(int argc, char **argv) {
                 static_cast<long long>(row.homoDegree), row.flexMs,
                 row.staticMs / row.flexMs, row.homoMs / row.flexMs);
 
+  std::vector<std::vector<int64_t>> boundBatches;
+  ok &= runBoundCheck(args, &boundBatches);
+  if (args.cbc)
+    runCbc(boundBatches);
   if (args.reference)
     ok &= runReference(args, sevenB384);
   return ok ? 0 : 1;

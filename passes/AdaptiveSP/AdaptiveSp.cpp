@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/AdaptiveSP/AdaptiveSp.h"
 
+#include "passes/AdaptiveSP/IterationBound.h"
+#include "passes/AdaptiveSP/PlanPolish.h"
 #include "passes/Baselines/StaticSp.h"
 
 #include <algorithm>
@@ -464,6 +466,120 @@ Result<SpMicroBatchPlan> solvePrepared(const cost::ProfiledModel &model,
   return mb;
 }
 
+/// A micro-batch partition of the batch for one candidate count.
+struct Partition {
+  size_t count = 0; // index into the counts tried
+  const char *name; // "contiguous" or "dealt"
+  std::vector<std::vector<int64_t>> microBatches;
+};
+
+/// A complete plan that competes for the result.
+struct Candidate {
+  std::string origin;
+  std::vector<SpMicroBatchPlan> microBatches;
+  double iterationMs = 0;
+  double unpolishedMs = 0;
+};
+
+SearchPlan toSearchPlan(const std::vector<SpMicroBatchPlan> &mbs) {
+  SearchPlan out;
+  for (const SpMicroBatchPlan &mb : mbs) {
+    SearchMicroBatch smb;
+    for (const SpGroupPlan &g : mb.groups)
+      smb.push_back({g.degree, g.sequenceIds, 0, 0});
+    out.push_back(std::move(smb));
+  }
+  return out;
+}
+
+/// Whether a search micro-batch has the groups (degrees and members, in
+/// any order) of a planned one.
+bool sameGroups(const SpMicroBatchPlan &mb, const SearchMicroBatch &smb) {
+  auto key = [](int64_t degree, std::vector<int64_t> ids) {
+    std::sort(ids.begin(), ids.end());
+    ids.insert(ids.begin(), degree);
+    return ids;
+  };
+  std::vector<std::vector<int64_t>> a, b;
+  for (const SpGroupPlan &g : mb.groups)
+    a.push_back(key(g.degree, g.sequenceIds));
+  for (const SearchGroup &g : smb)
+    b.push_back(key(g.degree, g.ids));
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b;
+}
+
+/// Polishes every candidate on real lengths and keeps the fastest (ties:
+/// the earlier candidate).
+Result<Candidate> bestPolished(const cost::ProfiledModel &model,
+                               const cost::AllToAllBandwidthTable &bw,
+                               const std::vector<int64_t> &lengths,
+                               const SequenceTimeTable &table,
+                               const std::vector<Candidate> &candidates,
+                               int64_t gpus, int64_t chipsPerNode,
+                               int64_t capacityPerGpu,
+                               const AdaptiveSpOptions &options) {
+  using R = Result<Candidate>;
+  std::vector<SearchPlan> polished(candidates.size());
+  parallelFor(candidates.size(), options.threads, [&](size_t i) {
+    polished[i] = toSearchPlan(candidates[i].microBatches);
+    if (options.polish)
+      polishPlan(table, polished[i]);
+    else
+      refreshSearchPlan(table, polished[i]);
+  });
+  // The best few are polished again from their start with the strict tie
+  // rule (only faster changes); neither rule wins always. The faster
+  // result stands, ties to the first.
+  constexpr size_t kStrict = 3;
+  std::vector<size_t> order(candidates.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return searchPlanMs(table, polished[a]) < searchPlanMs(table, polished[b]);
+  });
+  order.resize(options.polish ? std::min(kStrict, order.size()) : 0);
+  std::vector<SearchPlan> strict(order.size());
+  parallelFor(order.size(), options.threads, [&](size_t k) {
+    strict[k] = toSearchPlan(candidates[order[k]].microBatches);
+    polishPlan(table, strict[k], 20000, /*freeGpuTies=*/false);
+  });
+  for (size_t k = 0; k < order.size(); ++k)
+    if (searchPlanMs(table, strict[k]) <
+        searchPlanMs(table, polished[order[k]]))
+      polished[order[k]] = std::move(strict[k]);
+  size_t best = 0;
+  for (size_t i = 1; i < candidates.size(); ++i)
+    if (searchPlanMs(table, polished[i]) < searchPlanMs(table, polished[best]))
+      best = i;
+  Candidate out;
+  out.origin = candidates[best].origin;
+  out.unpolishedMs = candidates[best].iterationMs;
+  for (size_t m = 0; m < polished[best].size(); ++m) {
+    SpMicroBatchPlan mb;
+    // The solve figures (buckets, MILP) stay only on a micro-batch the
+    // polish left as it was.
+    if (m < candidates[best].microBatches.size() &&
+        sameGroups(candidates[best].microBatches[m], polished[best][m]))
+      mb = candidates[best].microBatches[m];
+    mb.groups.clear();
+    for (const SearchGroup &g : polished[best][m]) {
+      SpGroupPlan pg;
+      pg.degree = g.degree;
+      pg.sequenceIds = g.ids;
+      mb.groups.push_back(std::move(pg));
+    }
+    Result<bool> ok = finishMicroBatch(model, bw, lengths, gpus, chipsPerNode,
+                                       capacityPerGpu, /*keepOrder=*/false, mb);
+    if (!ok)
+      return R::fail(ok.error);
+    out.iterationMs += mb.timeMs;
+    out.microBatches.push_back(std::move(mb));
+  }
+  return R::ok(std::move(out));
+}
+
 } // namespace
 
 Result<SpMicroBatchPlan> planMicroBatch(const cost::ProfiledModel &model,
@@ -536,50 +652,107 @@ Result<AdaptiveSpPlan> planAdaptiveSp(const cost::ProfiledModel &model,
   plan.minMicroBatches = *mMin;
   const int64_t sequences = static_cast<int64_t>(lengths.size());
 
+  Result<SequenceTimeTable> table =
+      makeSequenceTimeTable(model, bw, lengths, degrees, gpus, capacityPerGpu);
+  if (!table)
+    return R::fail(table.error);
+  Result<IterationBound> bound =
+      iterationLowerBound(model, bw, lengths, degrees, gpus, capacityPerGpu);
+  if (!bound)
+    return R::fail(bound.error);
+  plan.lowerBoundMs = bound->boundMs;
+
   for (int64_t from = *mMin; from <= sequences;
        from += options.microBatchTrials) {
     std::vector<int64_t> counts =
         microBatchCandidates(from, options.microBatchTrials, sequences);
-    std::vector<BlastedBatch> blasted;
-    std::vector<std::pair<size_t, size_t>> tasks; // (count index, micro-batch)
+    // The dealt partitions also try the counts between the bound's M_lb and
+    // the blaster's M_min, which a contiguous cut cannot fit.
+    if (from == *mMin && options.dealtPartitions)
+      for (int64_t c = *mMin - 1;
+           c >= std::max<int64_t>(1, bound->minMicroBatches); --c)
+        counts.insert(counts.begin(), c);
+    // Partitions: per count, the blaster's contiguous cut (from M_min)
+    // and, when asked, the deals by work.
+    std::vector<Partition> parts;
+    std::vector<std::pair<size_t, size_t>> tasks; // (partition, micro-batch)
     for (size_t c = 0; c < counts.size(); ++c) {
-      Result<BlastedBatch> b = blastSequences(lengths, counts[c]);
-      if (!b)
-        return R::fail(b.error);
-      for (size_t m = 0; m < b->microBatches.size(); ++m)
-        tasks.push_back({c, m});
-      blasted.push_back(std::move(*b.value));
+      if (counts[c] >= *mMin) {
+        Result<BlastedBatch> b = blastSequences(lengths, counts[c]);
+        if (!b)
+          return R::fail(b.error);
+        parts.push_back({c, "contiguous", std::move(b.value->microBatches)});
+      }
+      if (options.dealtPartitions) {
+        Result<std::vector<std::vector<int64_t>>> dealt =
+            dealByWork(*table, counts[c], gpus * capacityPerGpu);
+        Result<std::vector<std::vector<int64_t>>> filled =
+            dealByWork(*table, counts[c], gpus * capacityPerGpu,
+                       /*longestSetsTarget=*/true, bound->workMs);
+        if (filled && dealt && *filled.value == *dealt.value)
+          filled = Result<std::vector<std::vector<int64_t>>>::fail("same");
+        if (dealt)
+          parts.push_back({c, "dealt", std::move(*dealt.value)});
+        if (filled)
+          parts.push_back({c, "filled", std::move(*filled.value)});
+      }
     }
+    // Level deals fill micro-batches to a share of the memory (a group
+    // packing of a micro-batch whose memory is full rarely exists).
+    for (double fill : {1.0, 0.9, 0.8}) {
+      if (from != *mMin || !options.dealtPartitions)
+        break;
+      Result<std::vector<std::vector<int64_t>>> levels =
+          dealByLevels(*table,
+                       static_cast<int64_t>(
+                           fill * static_cast<double>(gpus * capacityPerGpu)),
+                       bound->workMs);
+      if (levels) {
+        const int64_t count = static_cast<int64_t>(levels->size());
+        auto at = std::find(counts.begin(), counts.end(), count);
+        if (at == counts.end()) {
+          counts.push_back(count);
+          at = counts.end() - 1;
+        }
+        parts.push_back({static_cast<size_t>(at - counts.begin()), "levels",
+                         std::move(*levels.value)});
+      }
+    }
+    for (size_t pi = 0; pi < parts.size(); ++pi)
+      for (size_t m = 0; m < parts[pi].microBatches.size(); ++m)
+        tasks.push_back({pi, m});
     // Phase 1: buckets, greedy plans and bounds for every micro-batch.
     std::vector<Result<PreparedMicroBatch>> prepared(tasks.size());
     parallelFor(tasks.size(), options.threads, [&](size_t i) {
-      const auto &[c, m] = tasks[i];
+      const auto &[pi, m] = tasks[i];
       prepared[i] =
-          prepareMicroBatch(model, bw, lengths, blasted[c].microBatches[m],
-                            gpus, chipsPerNode, capacityPerGpu, options);
+          prepareMicroBatch(model, bw, lengths, parts[pi].microBatches[m], gpus,
+                            chipsPerNode, capacityPerGpu, options);
     });
-    // A count whose bound exceeds a complete greedy plan of another count
-    // cannot win (the MILP only improves on greedy plans): skip its MILPs.
-    std::vector<double> bound(counts.size(), 0), greedy(counts.size(), 0);
-    std::vector<bool> complete(counts.size(), true);
+    // A partition whose bound exceeds a complete greedy plan of another
+    // cannot win through its MILPs (they only improve on greedy plans):
+    // skip them.
+    std::vector<double> bnd(parts.size(), 0), greedy(parts.size(), 0);
+    std::vector<bool> complete(parts.size(), true);
     double bestGreedy = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < tasks.size(); ++i) {
-      size_t c = tasks[i].first;
+      size_t pi = tasks[i].first;
       if (!prepared[i] || !prepared[i]->startPlan) {
-        complete[c] = false;
+        complete[pi] = false;
         continue;
       }
-      bound[c] += prepared[i]->lowerBoundMs;
-      greedy[c] += prepared[i]->startPlan->timeMs;
+      bnd[pi] += prepared[i]->lowerBoundMs;
+      greedy[pi] += prepared[i]->startPlan->timeMs;
     }
-    for (size_t c = 0; c < counts.size(); ++c)
-      if (complete[c])
-        bestGreedy = std::min(bestGreedy, greedy[c]);
-    std::vector<bool> pruned(counts.size(), false);
-    for (size_t c = 0; c < counts.size(); ++c)
-      pruned[c] = options.pruneByBound && complete[c] && bound[c] > bestGreedy;
+    for (size_t pi = 0; pi < parts.size(); ++pi)
+      if (complete[pi])
+        bestGreedy = std::min(bestGreedy, greedy[pi]);
+    std::vector<bool> pruned(parts.size(), !options.solveMilp);
+    for (size_t pi = 0; pi < parts.size(); ++pi)
+      pruned[pi] = pruned[pi] || (options.pruneByBound && complete[pi] &&
+                                  bnd[pi] > bestGreedy);
 
-    // Phase 2: the MILP for every micro-batch of the counts still in play.
+    // Phase 2: the MILP for every micro-batch of the partitions in play.
     std::vector<Result<SpMicroBatchPlan>> solved(tasks.size());
     parallelFor(tasks.size(), options.threads, [&](size_t i) {
       if (!prepared[i]) {
@@ -587,22 +760,35 @@ Result<AdaptiveSpPlan> planAdaptiveSp(const cost::ProfiledModel &model,
         return;
       }
       if (pruned[tasks[i].first]) {
-        solved[i] = Result<SpMicroBatchPlan>::ok(*prepared[i]->startPlan);
+        solved[i] = prepared[i]->startPlan
+                        ? Result<SpMicroBatchPlan>::ok(*prepared[i]->startPlan)
+                        : Result<SpMicroBatchPlan>::fail(
+                              "no greedy plan fits this micro-batch");
         return;
       }
       solved[i] = solvePrepared(model, bw, lengths, *prepared[i], gpus,
                                 chipsPerNode, capacityPerGpu, options);
     });
 
-    size_t task = 0, best = counts.size();
+    // Per partition its plan; per count the better partition's trial.
+    size_t task = 0;
     std::vector<MicroBatchCountTrial> trials(counts.size());
-    std::vector<std::vector<SpMicroBatchPlan>> plans(counts.size());
     for (size_t c = 0; c < counts.size(); ++c) {
-      MicroBatchCountTrial &trial = trials[c];
-      trial.microBatches = counts[c];
+      trials[c].microBatches = counts[c];
+      trials[c].reason = "no partition into " + std::to_string(counts[c]) +
+                         " micro-batches fits the memory";
+    }
+    std::vector<Candidate> candidates;
+    std::vector<bool> tried(counts.size(), false);
+    for (size_t pi = 0; pi < parts.size(); ++pi) {
+      MicroBatchCountTrial trial;
+      trial.microBatches = counts[parts[pi].count];
       trial.feasible = true;
-      trial.milpSolved = !pruned[c];
-      for (size_t m = 0; m < blasted[c].microBatches.size(); ++m, ++task) {
+      trial.milpSolved = !pruned[pi];
+      Candidate cand;
+      cand.origin = std::string(parts[pi].name) +
+                    " M=" + std::to_string(trial.microBatches);
+      for (size_t m = 0; m < parts[pi].microBatches.size(); ++m, ++task) {
         if (prepared[task])
           trial.lowerBoundMs += prepared[task]->lowerBoundMs;
         if (!solved[task]) {
@@ -613,22 +799,51 @@ Result<AdaptiveSpPlan> planAdaptiveSp(const cost::ProfiledModel &model,
           continue;
         }
         trial.iterationMs += solved[task]->timeMs;
-        plans[c].push_back(*solved[task].value);
+        cand.microBatches.push_back(*solved[task].value);
       }
-      if (!trial.feasible)
+      MicroBatchCountTrial &kept = trials[parts[pi].count];
+      if (!trial.feasible) {
         trial.iterationMs = 0;
-      // Least modelled time; ties keep the smaller M. Pruned counts cannot
-      // win, but their greedy plans are real and reported.
-      else if (!pruned[c] && (best == counts.size() ||
-                              trial.iterationMs < trials[best].iterationMs))
-        best = c;
+        if (!kept.feasible && !tried[parts[pi].count])
+          kept = trial; // the first partition's reason
+        tried[parts[pi].count] = true;
+        continue;
+      }
+      if (!kept.feasible || trial.iterationMs < kept.iterationMs)
+        kept = trial;
+      tried[parts[pi].count] = true;
+      cand.iterationMs = trial.iterationMs;
+      candidates.push_back(std::move(cand));
     }
     plan.trials.insert(plan.trials.end(), trials.begin(), trials.end());
-    if (best == counts.size())
+    if (candidates.empty())
       continue;
-    plan.chosenMicroBatches = counts[best];
-    plan.microBatches = std::move(plans[best]);
-    plan.iterationMs = trials[best].iterationMs;
+    // Balanced homogeneous plans of every degree compete too, so the plan
+    // is never worse than the best of them.
+    for (int64_t d : degrees) {
+      if (gpus % d != 0)
+        continue;
+      baselines::Result<baselines::StaticSpPlan> sp = baselines::planStaticSp(
+          model, bw, lengths, {gpus, d, capacityPerGpu, act, true});
+      if (!sp)
+        continue;
+      Result<AdaptiveSpPlan> h =
+          fromStatic(model, bw, lengths, *sp, chipsPerNode, SpStrategy::Static);
+      if (!h)
+        return R::fail(h.error);
+      candidates.push_back({"balanced homogeneous SP" + std::to_string(d),
+                            h->microBatches, h->iterationMs});
+    }
+    Result<Candidate> best =
+        bestPolished(model, bw, lengths, *table, candidates, gpus, chipsPerNode,
+                     capacityPerGpu, options);
+    if (!best)
+      return R::fail(best.error);
+    plan.chosenMicroBatches = static_cast<int64_t>(best->microBatches.size());
+    plan.microBatches = std::move(best.value->microBatches);
+    plan.iterationMs = best->iterationMs;
+    plan.origin = best->origin;
+    plan.unpolishedMs = best->unpolishedMs;
     return stamp(R::ok(std::move(plan)));
   }
   std::string why = plan.trials.empty() ? "" : plan.trials.back().reason;
@@ -724,6 +939,8 @@ bool samePlan(const AdaptiveSpPlan &a, const AdaptiveSpPlan &b) {
       a.minMicroBatches != b.minMicroBatches ||
       a.chosenMicroBatches != b.chosenMicroBatches ||
       a.homogeneousTimes != b.homogeneousTimes ||
+      a.lowerBoundMs != b.lowerBoundMs || a.origin != b.origin ||
+      a.unpolishedMs != b.unpolishedMs ||
       a.microBatches.size() != b.microBatches.size() ||
       a.trials.size() != b.trials.size())
     return false;

@@ -6,16 +6,26 @@
 // power-of-two degrees summing to N with every sequence in one group, so
 // that the modelled iteration time (sum over micro-batches of the slowest
 // group, cost model of passes/Cost/ProfiledCostModel.h) is as small as the
-// solver finds. Steps: the sequence blaster proposes M_min ... M_min + 4
-// micro-batch counts; each micro-batch is bucketed, gets a polished greedy
-// plan and a lower bound, and (unless its count is pruned, below) is solved
-// as a MILP with CBC from that plan; the real sequences are dealt into the
-// chosen groups; groups get node-aligned rank ranges. Planning a
+// search finds. Steps, for the counts M_min ... M_min + 4:
+//  1. partitions of the batch into M micro-batches: the sequence blaster's
+//     contiguous cut of the length-sorted batch, and (dealtPartitions) two
+//     deals by work (PlanPolish.h dealByWork): equal shares, and micro-batch
+//     0 filled to the time its longest sequence needs anyway;
+//  2. per micro-batch: buckets, the polished greedy plan over every degree
+//     multiset, dealt with real lengths, a lower bound; with solveMilp
+//     (opt-in, see docs/flexsp.md) also the MILP with CBC from that plan
+//     (unless the partition is pruned, below);
+//  3. the complete plans of every partition, and the balanced homogeneous
+//     plan of every candidate degree (passes/Baselines/StaticSp.h), are
+//     polished on real lengths (PlanPolish.h) and the fastest is kept, so
+//     the plan is never slower than the best balanced homogeneous plan;
+//  4. groups get node-aligned rank ranges.
+// The plan carries a lower bound on any plan (IterationBound.h). Planning a
 // 512-sequence batch on 64 GPUs takes well under a second on two cores
 // (bench/flexsp). The same entry point also returns the two
 // baselines (one static degree, and the best homogeneous degree per batch,
-// from passes/Baselines/StaticSp.h) in the same plan form. Plain C++,
-// deterministic, errors as values.
+// from passes/Baselines/StaticSp.h, balanced) in the same plan form. Plain
+// C++, deterministic, errors as values.
 //
 // Choices where the reference is silent:
 //  - Candidate degrees are the powers of two up to N that the bandwidth
@@ -33,17 +43,21 @@
 //    chipsPerNode GPUs straddles a node; the plan is checked anyway.
 //  - When every candidate M is infeasible, the next M' counts are tried,
 //    up to one sequence per micro-batch.
-//  - Pruning: a count M whose summed micro-batch lower bounds exceed the
-//    summed greedy plans of another count cannot win, since the MILP only
-//    improves on its greedy start; its MILPs are skipped and its greedy
-//    plans reported. Exact, so the plan is the same with pruning off.
+//  - Pruning (with solveMilp): a partition whose summed micro-batch lower
+//    bounds exceed the summed greedy plans of another cannot win through
+//    its MILPs, which only improve on its greedy start; they are skipped
+//    and its greedy plans kept. Exact, so the plan is the same with
+//    pruning off.
 //  - Per micro-batch we keep the MILP's plan dealt with real lengths, or
 //    the dealt greedy start when that is faster with real lengths (bucket
 //    bounds overstate lengths, so the two can rank differently).
-//  - The winning M has the least modelled iteration time, ties to the
-//    smaller M. Candidate Ms and micro-batches are solved on `threads`
-//    threads; each result depends only on its inputs, so the plan does not
-//    depend on the thread count or on finishing order.
+//  - The winner has the least modelled iteration time after polish, ties
+//    to the earlier candidate (counts ascending; contiguous, dealt,
+//    filled; then homogeneous degrees ascending). Micro-batches and
+//    candidates are planned on `threads` threads; each result depends only
+//    on its inputs, so the plan does not depend on the thread count or on
+//    finishing order.
+//  - The trials report, per count, its best partition before polish.
 //  - The best-homogeneous baseline skips SP=1 unless allowSp1 is set; the
 //    static baseline runs whatever degree it is given.
 //  - Empty groups exist only in the baselines (a static degree may leave
@@ -84,6 +98,14 @@ struct AdaptiveSpOptions {
   /// greedy plan of another count (it cannot win). Exact: changes only
   /// the time taken, never the plan.
   bool pruneByBound = true;
+  /// Solve each micro-batch's MILP with CBC (else the polished greedy plan
+  /// stands). See docs/flexsp.md for what it buys.
+  bool solveMilp = false;
+  /// Also deal each count's micro-batches by work (dealByWork), beside the
+  /// blaster's contiguous cut.
+  bool dealtPartitions = true;
+  /// Polish every candidate plan on real lengths (polishPlan).
+  bool polish = true;
   int64_t threads = 0; // 0: one per hardware thread
 };
 
@@ -100,7 +122,8 @@ struct SpMicroBatchPlan {
   std::vector<SpGroupPlan> groups; // ascending ranks
   int64_t tokens = 0;
   double timeMs = 0; // slowest group
-  // The adaptive planner's solve (zero in the baselines):
+  // The adaptive planner's solve (zero in the baselines, and on a
+  // micro-batch the polish changed):
   int64_t buckets = 0;
   double bucketTokenError = 0;
   double milpObjectiveMs = 0;  // at bucket upper bounds
@@ -133,6 +156,12 @@ struct AdaptiveSpPlan {
   std::vector<MicroBatchCountTrial> trials; // Adaptive: every M tried
   /// BestHomogeneous: (degree, iteration ms) of every feasible degree.
   std::vector<std::pair<int64_t, double>> homogeneousTimes;
+  /// Adaptive: iterationLowerBound of the batch (IterationBound.h).
+  double lowerBoundMs = 0;
+  /// Adaptive: the candidate the plan was polished from ("contiguous M=2",
+  /// "dealt M=3", "balanced homogeneous SP8") and its time before polish.
+  std::string origin;
+  double unpolishedMs = 0;
 };
 
 /// Candidate SP degrees: powers of two up to `gpus` that `bw` lists, plus

@@ -130,6 +130,55 @@ Result<StaticSpPlan> packStaticSp(const std::vector<int64_t> &lengths,
   return R::ok(std::move(plan));
 }
 
+Result<StaticSpPlan> balanceStaticSp(const cost::ProfiledModel &model,
+                                     const cost::AllToAllBandwidthTable &bw,
+                                     const std::vector<int64_t> &lengths,
+                                     const StaticSpPlan &packed) {
+  using R = Result<StaticSpPlan>;
+  if (packed.microBatches.empty())
+    return R::ok(packed);
+  const size_t groups = packed.microBatches.front().groups.size();
+  const size_t bins = packed.microBatches.size() * groups;
+  const int64_t groupCap = packed.capacityPerGpu * packed.degree;
+  std::vector<std::pair<double, int64_t>> order;
+  for (const StaticSpMicroBatch &mb : packed.microBatches)
+    for (const StaticSpGroup &g : mb.groups)
+      for (int64_t id : g.sequenceIds) {
+        cost::Profiled<cost::SequenceTime> t =
+            cost::sequenceTime(model, bw, lengths[id], packed.degree);
+        if (!t)
+          return R::fail(t.error);
+        order.push_back({t->totalMs(), id});
+      }
+  std::sort(order.begin(), order.end(), [](const auto &a, const auto &b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  StaticSpPlan out = packed;
+  for (StaticSpMicroBatch &mb : out.microBatches)
+    for (StaticSpGroup &g : mb.groups) {
+      g.sequenceIds.clear();
+      g.tokens = 0;
+      g.timeMs = 0;
+    }
+  std::vector<double> load(bins, 0);
+  for (auto [work, id] : order) {
+    const int64_t len = lengths[id];
+    size_t best = bins;
+    for (size_t b = 0; b < bins; ++b)
+      if (out.microBatches[b / groups].groups[b % groups].tokens + len <=
+              groupCap &&
+          (best == bins || load[b] < load[best]))
+        best = b;
+    if (best == bins)
+      return R::ok(packed); // no room: keep the best-fit packing
+    load[best] += work;
+    StaticSpGroup &g = out.microBatches[best / groups].groups[best % groups];
+    g.sequenceIds.push_back(id);
+    g.tokens += len;
+  }
+  return R::ok(std::move(out));
+}
+
 Result<StaticSpPlan> planStaticSp(const cost::ProfiledModel &model,
                                   const cost::AllToAllBandwidthTable &bw,
                                   const std::vector<int64_t> &lengths,
@@ -139,6 +188,12 @@ Result<StaticSpPlan> planStaticSp(const cost::ProfiledModel &model,
   if (!packed)
     return packed;
   StaticSpPlan plan = *packed;
+  if (config.balance) {
+    R balanced = balanceStaticSp(model, bw, lengths, plan);
+    if (!balanced)
+      return balanced;
+    plan = *balanced;
+  }
   std::vector<std::vector<cost::ProfiledGroup>> all;
   for (StaticSpMicroBatch &mb : plan.microBatches) {
     std::vector<cost::ProfiledGroup> busy;
@@ -171,11 +226,10 @@ Result<StaticSpPlan> planStaticSp(const cost::ProfiledModel &model,
   return R::ok(std::move(plan));
 }
 
-Result<HomogeneousChoice>
-bestHomogeneousSp(const cost::ProfiledModel &model,
-                  const cost::AllToAllBandwidthTable &bw,
-                  const std::vector<int64_t> &lengths, int64_t gpus,
-                  int64_t capacityPerGpu, double activationMBPerToken) {
+Result<HomogeneousChoice> bestHomogeneousSp(
+    const cost::ProfiledModel &model, const cost::AllToAllBandwidthTable &bw,
+    const std::vector<int64_t> &lengths, int64_t gpus, int64_t capacityPerGpu,
+    double activationMBPerToken, bool balance) {
   using R = Result<HomogeneousChoice>;
   if (gpus <= 0)
     return R::fail("the GPU count must be positive, not " +
@@ -184,7 +238,7 @@ bestHomogeneousSp(const cost::ProfiledModel &model,
   bool found = false;
   std::string lastError;
   for (int64_t d = 1; d <= gpus && gpus % d == 0; d *= 2) {
-    StaticSpConfig c{gpus, d, capacityPerGpu, activationMBPerToken};
+    StaticSpConfig c{gpus, d, capacityPerGpu, activationMBPerToken, balance};
     Result<StaticSpPlan> p = planStaticSp(model, bw, lengths, c);
     if (!p) {
       choice.skipped.emplace_back(d, p.error);

@@ -32,6 +32,10 @@ struct StaticSpConfig {
   int64_t degree = 0;         // d
   int64_t capacityPerGpu = 0; // tokens
   double activationMBPerToken = 0;
+  /// planStaticSp balances the best-fit packing (balanceStaticSp), as the
+  /// plxc static planners do (StepPlanners' balanceBins); false keeps the
+  /// best-fit packing as it is.
+  bool balance = true;
 };
 
 /// One SP group of a micro-batch: sequence ids (indices into the batch) in
@@ -68,17 +72,30 @@ struct StaticSpPlan {
 Result<StaticSpPlan> packStaticSp(const std::vector<int64_t> &lengths,
                                   const StaticSpConfig &config);
 
-/// packStaticSp, then times every group, micro-batch and the iteration with
-/// the profiled model (cost::groupTimeMs / microBatchTimeMs /
-/// iterationTimeMs; idle groups cost nothing).
+/// Rebalances a packing over the same micro-batches and groups with the
+/// rule of the plxc static planners (StepPlanners' balanceBins): sequences
+/// by descending work t1(s, d) (ties by id), each to the least loaded group
+/// (load = sum of t1; ties to the earliest group, micro-batch major) that
+/// still has room for its tokens. When some sequence finds no room, the
+/// packing is returned unchanged. Groups list their sequences in placement
+/// order; times are left at 0. Errors: a degree the bandwidth table lacks.
+Result<StaticSpPlan> balanceStaticSp(const cost::ProfiledModel &model,
+                                     const cost::AllToAllBandwidthTable &bw,
+                                     const std::vector<int64_t> &lengths,
+                                     const StaticSpPlan &packed);
+
+/// packStaticSp, balanceStaticSp when config.balance, then times every group,
+/// micro-batch and the iteration with the profiled model (cost::groupTimeMs /
+/// microBatchTimeMs / iterationTimeMs; idle groups cost nothing).
 Result<StaticSpPlan> planStaticSp(const cost::ProfiledModel &model,
                                   const cost::AllToAllBandwidthTable &bw,
                                   const std::vector<int64_t> &lengths,
                                   const StaticSpConfig &config);
 
 /// Best homogeneous degree for one batch ("BatchAda"): every power-of-two d
-/// dividing N is tried; infeasible degrees are skipped and recorded; the
-/// minimum modeled iteration time wins, ties to the smaller d.
+/// dividing N is tried (packed and balanced by planStaticSp); infeasible
+/// degrees are skipped and recorded; the minimum modeled iteration time wins,
+/// ties to the smaller d.
 struct HomogeneousChoice {
   StaticSpPlan best;
   std::vector<std::pair<int64_t, double>> timed;        // (d, iteration ms)
@@ -87,11 +104,10 @@ struct HomogeneousChoice {
 
 /// Errors when no degree is feasible: the message of the largest degree
 /// tried (for a too-long sequence, "no degree <= N fits ...").
-Result<HomogeneousChoice>
-bestHomogeneousSp(const cost::ProfiledModel &model,
-                  const cost::AllToAllBandwidthTable &bw,
-                  const std::vector<int64_t> &lengths, int64_t gpus,
-                  int64_t capacityPerGpu, double activationMBPerToken = 0);
+Result<HomogeneousChoice> bestHomogeneousSp(
+    const cost::ProfiledModel &model, const cost::AllToAllBandwidthTable &bw,
+    const std::vector<int64_t> &lengths, int64_t gpus, int64_t capacityPerGpu,
+    double activationMBPerToken = 0, bool balance = true);
 
 /// "1,234,567": the thousands-grouped integers the messages use.
 std::string groupedInt(int64_t v);

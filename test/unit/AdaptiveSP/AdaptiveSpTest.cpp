@@ -167,17 +167,21 @@ TEST_F(Gpt7b, WikipediaBatchesThreeToSix) {
     EXPECT_EQ(planViolation(*sp64, lengths), "");
     EXPECT_EQ(planViolation(*homo, lengths), "");
 
-    // Static SP=64 is never better than the best degree, which is never
-    // better than FlexSP.
+    // Static SP=64 is never better than the best (balanced) degree, which
+    // is never better than FlexSP: its candidates include the balanced
+    // homogeneous plans of every degree.
     EXPECT_GE(sp64->iterationMs, homo->iterationMs);
-    EXPECT_GT(homo->iterationMs, flex->iterationMs);
-    // The reference's runs: 1.48-1.99x over SP=64 and 1.30-1.54x over the
-    // best degree; item 9: the best degree gains 1.0-1.45x over SP=64.
-    EXPECT_GE(sp64->iterationMs / flex->iterationMs, 1.45);
+    EXPECT_GE(homo->iterationMs, flex->iterationMs);
+    EXPECT_GE(flex->iterationMs, flex->lowerBoundMs);
+    // Our runs (bench-flexsp, 7B / 384K): FlexSP 1.62-2.04x over SP=64 and
+    // 1.006-1.41x over the best balanced degree (batch 5's SP8 is within
+    // 0.6 % of FlexSP); the balanced best degree gains 1.15-2.03x over
+    // SP=64. (The reference's 1.30-1.54x over the best degree is against a
+    // best-fit packing that is never balanced.)
+    EXPECT_GE(sp64->iterationMs / flex->iterationMs, 1.55);
     EXPECT_LE(sp64->iterationMs / flex->iterationMs, 2.1);
-    EXPECT_GE(homo->iterationMs / flex->iterationMs, 1.25);
-    EXPECT_LE(homo->iterationMs / flex->iterationMs, 1.65);
-    EXPECT_LE(sp64->iterationMs / homo->iterationMs, 1.5);
+    EXPECT_LE(homo->iterationMs / flex->iterationMs, 1.45);
+    EXPECT_LE(sp64->iterationMs / homo->iterationMs, 2.1);
 
     // Structure: the first micro-batch holds the longest sequence and mixes
     // degrees, with intra-node groups for its shorter sequences; the last
@@ -203,11 +207,11 @@ TEST_F(Gpt7b, WikipediaBatchesThreeToSix) {
     homoSum += homo->iterationMs;
     flexSum += flex->iterationMs;
   }
-  // The reference sums: 1.67x over SP=64 and 1.41x over the best degree
-  // (with CBC at a 10 s limit falling back to homogeneous plans at times;
-  // ours should be at least as good, within the reference's 3 %).
+  // The reference sums 1.67x over SP=64 (ours should be at least as good,
+  // within its 3 %); over the balanced best degree ours is 17,678 / 14,153
+  // = 1.25x (the reference's 1.41x is over unbalanced best-fit packing).
   EXPECT_GE(staticSum / flexSum, 1.67 * 0.97);
-  EXPECT_GE(homoSum / flexSum, 1.41 * 0.97);
+  EXPECT_GE(homoSum / flexSum, 1.2);
 }
 
 // ---- Plan invariants
@@ -381,12 +385,15 @@ TEST_F(Gpt7b, Sp1OnlyWhenAllowed) {
   homo.allowSp1 = true;
   Result<AdaptiveSpPlan> h1 = plan(lengths, cap, homo);
   ASSERT_TRUE(h1 && h2);
-  // Best-fit packs 6 per GPU at SP=1 (1,791.9 ms); without it, SP=64 packs
-  // all 128 into one group (1,857.9 ms) and beats SP=2 (1,894.6 ms).
+  // Balanced like the static planners: at SP=1 two per GPU, as FlexSP's
+  // <1x64> (1,016.9 ms); without SP=1, SP=2 takes four per group of two:
+  // beta1 + 4 t1(1024, 2) = 629.36 + 4 x (96.87 compute + 8.57 all-to-all)
+  // = 1,051.1 ms. (Best-fit alone packed 6 per GPU, 1,791.9 ms, and all
+  // 128 in one SP=64 group, 1,857.9 ms.)
   EXPECT_EQ(h1->microBatches[0].groups[0].degree, 1);
-  EXPECT_NEAR(h1->iterationMs, 1791.9, 0.5);
-  EXPECT_EQ(h2->microBatches[0].groups[0].degree, 64);
-  EXPECT_NEAR(h2->iterationMs, 1857.9, 0.5);
+  EXPECT_NEAR(h1->iterationMs, 1016.9, 0.5);
+  EXPECT_EQ(h2->microBatches[0].groups[0].degree, 2);
+  EXPECT_NEAR(h2->iterationMs, 1051.1, 0.5);
   EXPECT_EQ(h2->homogeneousTimes.front().first, 2);
   EXPECT_EQ(h1->homogeneousTimes.front().first, 1);
 }
@@ -406,19 +413,23 @@ TEST_F(Gpt7b, DeterministicAcrossRunsAndThreadCounts) {
   EXPECT_TRUE(samePlan(*a, *c));
   for (const SpMicroBatchPlan &mb : a->microBatches)
     EXPECT_FALSE(mb.timeLimitReached);
-  // Pruning by bound changes which MILPs run, never the plan.
-  AdaptiveSpOptions full = two;
+  // With CBC on (opt-in), pruning by bound changes which MILPs run, never
+  // the plan.
+  AdaptiveSpOptions milp = two;
+  milp.solveMilp = true;
+  AdaptiveSpOptions full = milp;
   full.pruneByBound = false;
+  Result<AdaptiveSpPlan> e = plan(lengths, cap, milp);
   Result<AdaptiveSpPlan> d = plan(lengths, cap, full);
-  ASSERT_TRUE(d) << d.error;
-  EXPECT_EQ(d->iterationMs, a->iterationMs);
-  EXPECT_EQ(d->chosenMicroBatches, a->chosenMicroBatches);
+  ASSERT_TRUE(d && e) << d.error << e.error;
+  EXPECT_EQ(d->iterationMs, e->iterationMs);
+  EXPECT_EQ(d->chosenMicroBatches, e->chosenMicroBatches);
   for (const MicroBatchCountTrial &t : d->trials)
     EXPECT_TRUE(t.milpSolved);
-  ASSERT_EQ(d->microBatches.size(), a->microBatches.size());
-  for (size_t i = 0; i < a->microBatches.size(); ++i)
+  ASSERT_EQ(d->microBatches.size(), e->microBatches.size());
+  for (size_t i = 0; i < e->microBatches.size(); ++i)
     EXPECT_EQ(degreeSummary(d->microBatches[i]),
-              degreeSummary(a->microBatches[i]));
+              degreeSummary(e->microBatches[i]));
 }
 
 TEST(AdaptiveSp, MicroBatchLowerBound) {
