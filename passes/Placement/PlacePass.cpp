@@ -26,6 +26,13 @@ using namespace plexus;
 
 namespace {
 
+/// The job's name as the spec writes it: plan.job @t_job is train `t`.
+std::string jobNameOf(plan::JobOp job) {
+  llvm::StringRef name = job.getSymName();
+  name.consume_back("_job");
+  return name.str();
+}
+
 placement::CommKind toCommKind(plan::CommKind kind) {
   switch (kind) {
   case plan::CommKind::all_to_all:
@@ -70,7 +77,7 @@ struct PlacePass : placement::impl::PlacePassBase<PlacePass> {
       std::vector<placement::JobRequest> requests;
       for (plan::JobOp job : jobs) {
         placement::JobRequest request;
-        request.name = job.getSymName().str();
+        request.name = jobNameOf(job);
         request.rankCount = job.getRanks();
         for (auto group : job.getBodyRegion().getOps<plan::CommGroupOp>())
           request.communicators.push_back(
@@ -85,7 +92,7 @@ struct PlacePass : placement::impl::PlacePassBase<PlacePass> {
         for (const placement::PlacementError &e : result.errors) {
           Operation *at = fabricOp;
           for (plan::JobOp job : jobs)
-            if (job.getSymName() == e.job)
+            if (jobNameOf(job) == e.job)
               at = job;
           at->emitError("no placement on fabric '")
               << fabricOp.getSymName() << "': " << e.message;
