@@ -107,7 +107,7 @@ public:
     double w = std::max(rest, wa);
     if (b != kNone)
       w = std::max(w, wb);
-    return t.groupMs + w;
+    return std::max(t.groupMs + w, t.microBatchFloorMs);
   }
 
   /// Lexicographic: iteration time first; a change that leaves it equal
@@ -292,6 +292,7 @@ Result<SequenceTimeTable> makeSequenceTimeTable(
   std::sort(t.degrees.begin(), t.degrees.end());
   t.lengths = lengths;
   t.groupMs = model.beta1;
+  t.microBatchFloorMs = model.microBatchFloorMs;
   t.capacityPerGpu = capacityPerGpu;
   t.gpus = gpus;
   t.ms.assign(lengths.size(), std::vector<double>(t.degrees.size(), kInfinity));
@@ -316,7 +317,7 @@ double searchMicroBatchMs(const SequenceTimeTable &t,
     busy = busy || !g.ids.empty();
     w = std::max(w, g.workMs);
   }
-  return busy ? t.groupMs + w : 0;
+  return busy ? std::max(t.groupMs + w, t.microBatchFloorMs) : 0;
 }
 
 double searchPlanMs(const SequenceTimeTable &t, const SearchPlan &plan) {

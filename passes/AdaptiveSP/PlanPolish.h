@@ -44,6 +44,7 @@ struct SequenceTimeTable {
   std::vector<std::vector<double>> ms; // [sequence][degree index]
   std::vector<int64_t> lengths;
   double groupMs = 0; // beta1
+  double microBatchFloorMs = 0; // ProfiledModel::microBatchFloorMs
   int64_t capacityPerGpu = 0;
   int64_t gpus = 0; // N
 

@@ -227,7 +227,7 @@ Profiled<double> microBatchTimeMs(const ProfiledModel &m,
       return t;
     worst = std::max(worst, *t);
   }
-  return Profiled<double>::ok(worst);
+  return Profiled<double>::ok(std::max(worst, m.microBatchFloorMs));
 }
 
 Profiled<double>

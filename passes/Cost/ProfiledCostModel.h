@@ -44,6 +44,11 @@ struct ProfiledModel {
   double alpha1 = 0;        // ms per token^2 (attention), per GPU at SP=1
   double alpha2 = 0;        // ms per token (everything linear)
   double beta1 = 0;         // ms, charged once per SP group per micro-batch
+  /// ms no micro-batch can go below (0 in the paper's profiles): a model
+  /// derived from a spec sets it to the ZeRO-3 traffic of one pass over
+  /// the layers, which bounds a micro-batch when that traffic, not the
+  /// groups' compute, is the slower (passes/Train/FlexSpModel.h).
+  double microBatchFloorMs = 0;
   int64_t layers = 0;       // L
   int64_t hidden = 0;       // h
   double actMBPerToken = 0; // activation MB per token, whole model

@@ -69,6 +69,25 @@ DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,
       return out;
     }
     out.model.beta1 = 2 * t.seconds * 1e3;
+    // Every layer's two gathers and gradient reduce-scatter run on the
+    // communication stream once per micro-batch; when they take longer
+    // than the layer's compute, they set the micro-batch's pace
+    // (baselines::estimateStep charges max(layer, stream) per layer).
+    double floor = 0;
+    for (int64_t l = 0; l < m.shape.layers; ++l) {
+      auto lw = lower::layerWork(m, {1, 1, 1, 1}, {1}, l, setup.world);
+      sim::CommRequest gather = r, reduce = r;
+      gather.bytes = lw.value.paramShardBytes;
+      reduce.kind = sim::CommKind::ReduceScatter;
+      reduce.bytes = lw.value.paramShardBytes * setup.world;
+      sim::CommTime g = comm(gather), rs = comm(reduce);
+      if (!g.error.empty() || !rs.error.empty()) {
+        out.error = !g.error.empty() ? g.error : rs.error;
+        return out;
+      }
+      floor += 2 * g.seconds + rs.seconds;
+    }
+    out.model.microBatchFloorMs = floor * 1e3;
   }
 
   // All-to-all bandwidth per degree, on the job's first d ranks.

@@ -55,6 +55,23 @@ TEST(PlanPolish, SwapsOutOfTheSlowestGroup) {
   EXPECT_EQ(idsOf(plan[0]), (std::vector<std::vector<int64_t>>{{2, 1}, {0}}));
 }
 
+TEST(PlanPolish, AMicroBatchFloorMakesLightMicroBatchesFree) {
+  // The table of the first test with a 9 ms floor per micro-batch: {6} and
+  // {4, 2} as two micro-batches of one SP1 group each cost max(1 + 6, 9) +
+  // max(1 + 6, 9) = 18 ms, where without the floor they cost 7 + 7 = 14:
+  // the search sees that a light micro-batch's work is free up to the
+  // floor.
+  SequenceTimeTable t = linearTable({6, 4, 2}, {1, 2}, 2, 10);
+  t.microBatchFloorMs = 9;
+  SearchPlan plan = {{{1, {0}, 0, 0}}, {{1, {1, 2}, 0, 0}}};
+  refreshSearchPlan(t, plan);
+  EXPECT_DOUBLE_EQ(searchMicroBatchMs(t, plan[0]), 9);
+  EXPECT_DOUBLE_EQ(searchMicroBatchMs(t, plan[1]), 9);
+  EXPECT_DOUBLE_EQ(searchPlanMs(t, plan), 18);
+  t.microBatchFloorMs = 0;
+  EXPECT_DOUBLE_EQ(searchPlanMs(t, plan), 14);
+}
+
 TEST(PlanPolish, KeepsWhatItCannotImproveAndDropsMicroBatches) {
   // N = 2, 4 tokens per GPU; ids 0-3 are 4, 4, 4, 4 tokens. Start: one
   // SP2 group {0, 1} (8 / 2 = 4 ms) then one SP2 group {2, 3} (4 ms):

@@ -291,6 +291,13 @@ TEST(ProfiledCostModel, IterationSumsMicroBatchesOfTheirSlowestGroup) {
   EXPECT_NEAR(*iterationTimeMs(m, bw, {{{8, {4096}}}, {{8, {8192}}}}), g1 + g2,
               1e-9);
   EXPECT_FALSE(microBatchTimeMs(m, bw, {}));
+  // A floor (a derived model's ZeRO-3 pass) lifts a micro-batch whose
+  // groups finish sooner, and leaves a slower one as it is.
+  m.microBatchFloorMs = g2 + 5;
+  EXPECT_NEAR(*microBatchTimeMs(m, bw, {{8, {4096}}, {8, {8192}}}), g2 + 5,
+              1e-9);
+  m.microBatchFloorMs = g1;
+  EXPECT_NEAR(*microBatchTimeMs(m, bw, {{8, {4096}}, {8, {8192}}}), g2, 1e-9);
 }
 
 } // namespace
