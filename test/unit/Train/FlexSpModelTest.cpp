@@ -56,6 +56,9 @@ TEST(FlexSpModel, DerivedCoefficientsByHand) {
   EXPECT_NEAR(d.model.alpha1, p.quadratic / 1e12 * 1e3, 1e-18);
   EXPECT_NEAR(d.model.alpha2, p.linear / 1e12 * 1e3, 1e-15);
   EXPECT_NEAR(d.model.beta1, 1000.0, 1e-9);
+  // The micro-batch floor: per layer two 0.5 s gathers and a 0.5 s
+  // reduce-scatter (every non-all-to-all takes 0.5 s here), 4 layers: 6 s.
+  EXPECT_NEAR(d.model.microBatchFloorMs, 6000.0, 1e-9);
   // Degrees: powers of two dividing 8 GPUs and 4 heads: 2 and 4.
   ASSERT_EQ(d.bandwidth.gbPerSecond.size(), 2u);
   EXPECT_EQ(d.bandwidth.gbPerSecond[0].first, 2);
