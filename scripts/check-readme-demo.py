@@ -9,12 +9,13 @@ writes it, and compares it line by line with the block that follows
 `$ plxc examples/flexsp-gpt7b-wikipedia.plx` in the README. Prints
 `1 passed, 0 failed` or the first differing line.
 """
+import os
 import subprocess
 import sys
 
 
 def main():
-    plxc, readme, source = sys.argv[1:4]
+    plxc, readme, source = (os.path.abspath(a) for a in sys.argv[1:4])
     text = open(readme, encoding="utf-8").read().splitlines()
     start = text.index("$ plxc examples/flexsp-gpt7b-wikipedia.plx") + 1
     end = text.index("```", start)

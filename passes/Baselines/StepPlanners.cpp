@@ -307,8 +307,10 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
 
   double step = sum;
   if (first.pp > 1) {
-    double m = static_cast<double>(plan.microBatches.size());
-    step = (m + static_cast<double>(first.pp) - 1) * worstStage;
+    // 1F1B: every micro-batch passes the busiest stage once, and the
+    // pipeline fills and drains around them for p - 1 slots of the
+    // slowest; with equal micro-batches this is (m + p - 1) x the slowest.
+    step = sum + static_cast<double>(first.pp - 1) * worstStage;
   }
   if (model.zero < 3 && zeroWays > 1) {
     // Each stage synchronises what its collectives carry (its layers, the
