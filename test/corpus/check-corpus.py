@@ -389,6 +389,17 @@ def check_report(report, expect_error=False):
             continue  # judged below: the spec expects an error, none came
         for r in check_train_job(job):
             reasons.append("%s: %s" % (name, r) if len(trains) > 1 else r)
+        # Reported, not asserted: how far the planners' analytic surrogate
+        # is from the judge, and how close the plan is to its bound.
+        try:
+            pred = float(job["predicted_step_time_s"])
+            sur = float(job["surrogate_step_time_s"])
+            eff = float(job["efficiency"])
+            notes.append("%ssurrogate %+.1f %%, efficiency %.0f %%"
+                         % (name + ": " if len(trains) > 1 else "",
+                            100 * (sur - pred) / pred, 100 * eff))
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):
+            pass
     if expect_error and errors == 0:
         reasons.append("the spec expects a planning error (corpus: "
                        "expect-error) but no train job reports one")
