@@ -497,8 +497,9 @@ TEST(StepPlanners, StaticSpBaselinesRunZero3LikeDeepSpeedUlysses) {
   TrainSetup s = tinySetup(8, 1'000'000'000, /*zero=*/1);
   std::vector<int64_t> lengths{300, 100, 50, 50};
   for (const NamedPlan &p : standardBaselines(s, lengths, freeComm))
-    if (p.name.rfind("static-sp-", 0) == 0)
+    if (p.name.rfind("static-sp-", 0) == 0) {
       EXPECT_EQ(p.model.zero, 3) << p.name;
+    }
 }
 
 TEST(StepPlanners, PipelineMicroBatchCountsStepUpToOneSequencePerGroup) {
