@@ -470,7 +470,7 @@ NamedPlan planStaticLayout(const TrainSetup &setup,
         continue;
       StepPlan candidate;
       if (std::string error = makePlan(dealt, candidate); !error.empty())
-        return fail(error);
+        continue; // that count cannot be costed; the others stand
       if (candidate.seconds < plan.seconds)
         plan = std::move(candidate);
     }

@@ -40,11 +40,19 @@ StepBound stepLowerBound(const baselines::TrainSetup &setup,
     if (p < 1 || setup.world % shard != 0)
       continue;
     const int64_t ways = setup.world / shard;
-    double seconds = 0;
-    if (ways > 1) {
+    double seconds = std::numeric_limits<double>::infinity();
+    if (ways <= 1)
+      seconds = 0;
+    // The ranks that hold the same share sit either strided (one per
+    // tp x pp block, as pure data and Ulysses parallelism place them) or
+    // contiguous (a stage's block, as a pipeline with sp or cp places
+    // them); the cheaper of the two stands for any placement.
+    for (bool contiguous : {false, true}) {
+      if (ways <= 1)
+        break;
       std::vector<int64_t> ranks;
-      for (int64_t r = 0; r < setup.world; r += shard)
-        ranks.push_back(r);
+      for (int64_t i = 0; i < ways; ++i)
+        ranks.push_back(contiguous ? i : i * shard);
       const int64_t bytes = (params / shard * element) / ways * ways;
       sim::CommRequest reduce;
       reduce.kind = model.zero == 0 ? sim::CommKind::AllReduce
@@ -56,7 +64,7 @@ StepBound stepLowerBound(const baselines::TrainSetup &setup,
         out.error = t.error;
         return out;
       }
-      seconds = t.seconds;
+      double pattern = t.seconds;
       if (model.zero > 0) {
         // The updated (or, under ZeRO-3, the forward's) parameters are
         // gathered back: the other half of an all-reduce.
@@ -68,8 +76,9 @@ StepBound stepLowerBound(const baselines::TrainSetup &setup,
           out.error = g.error;
           return out;
         }
-        seconds += g.seconds;
+        pattern += g.seconds;
       }
+      seconds = std::min(seconds, pattern);
     }
     if (seconds < cheapest) {
       cheapest = seconds;

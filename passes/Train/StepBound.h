@@ -11,7 +11,10 @@
 //    allowed layout needs, the cheapest of them: each stage's share of the
 //    parameters (total / (tp * pp)) reduced over the world / (tp * pp)
 //    ranks that hold the same share (and gathered again), timed by the
-//    same collective model the planner and the simulator use.
+//    same collective model the planner and the simulator use, on the
+//    cheaper of the two placements such a group takes (strided across the
+//    tp x pp blocks, or a contiguous block), so that no placement of it
+//    is cheaper than the bound assumes.
 // Plain C++; docs/baselines.md has the derivation.
 //
 //===----------------------------------------------------------------------===//

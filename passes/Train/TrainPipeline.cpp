@@ -673,6 +673,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     size_t standardCount = 0; // family[standardCount..]: DPP job's extras
     const BoundChoices boundChoices = boundChoicesOf(trainOp, setup);
     std::string failure;
+    std::optional<Judged> firstStep;
     for (int64_t step = 0; step < pred.steps && failure.empty(); ++step) {
       instantiate::Batch batch = sampler.sampler->draw(
           trainOp.getBatch(), step, static_cast<uint64_t>(trainOp.getSeed()));
@@ -704,8 +705,10 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
           baselineAcc[i].outcome.name = plans[i].name;
           // Standard baselines pack by memory; the DPP extras plan the
           // job's own batch.
+          // Every baseline chooses its own micro-batches (by memory, or
+          // its planner's), which a fixed micro_batch rules out.
           baselineAcc[i].outcome.excludedBy = strategyExcludes(
-              trainOp, setup, plans[i], /*packedByMemory=*/i < standardCount);
+              trainOp, setup, plans[i], /*packedByMemory=*/true);
           baselineAcc[i].outcome.admitted =
               plans[i].ok() && baselineAcc[i].outcome.excludedBy.empty();
         }
@@ -792,36 +795,39 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
         pred.boundComputeSeconds += bound.computeSeconds;
         pred.boundGradientSeconds += bound.gradientSeconds;
       }
-      if (step == 0 && chosen->plan.plan) {
-        pred.plan = *chosen->plan.plan;
-        // The job's plan as plan IR, beside its plan.job.
-        buildStepOp(builder, trainOp.getLoc(), name + "_step0", 0, name,
-                    *chosen->plan.plan,
-                    chosen->plan.model.zero != setup.model.zero
-                        ? chosen->plan.model.zero
-                        : -1);
-      } else if (step == 0) {
-        pred.pipelined = *chosen->plan.pipelined;
-        buildPipelinedStepOp(builder, trainOp.getLoc(), name + "_step0", 0,
-                             name, *chosen->plan.pipelined);
-      }
-      if (!traced && step == 0 && !options.tracePath.empty()) {
-        traced = true;
-        if (std::string error =
-                sim::writeChromeTrace(chosen->sim.result, options.tracePath);
-            !error.empty()) {
-          failure = "cannot write the trace: " + error;
-          break;
-        }
-      }
+      // Step 0's plan is written as IR (and traced) once every step has
+      // planned: a job that fails later leaves nothing behind.
+      if (step == 0)
+        firstStep = *chosen;
       for (size_t i = 0; i < judgedBaselines.size(); ++i)
         accumulate(baselineAcc[i], judgedBaselines[i], step);
+    }
+    if (failure.empty() && firstStep && !traced &&
+        !options.tracePath.empty()) {
+      if (std::string error = sim::writeChromeTrace(firstStep->sim.result,
+                                                    options.tracePath);
+          !error.empty())
+        failure = "cannot write the trace: " + error;
+      traced = true;
     }
     if (!failure.empty()) {
       std::string why = "train job '" + name + "': " + failure;
       pred.primary = PlanOutcome{};
       jobFailed(emitError(trainOp.getLoc()) << why, why);
       continue;
+    }
+    if (firstStep && firstStep->plan.plan) {
+      pred.plan = *firstStep->plan.plan;
+      // The job's plan as plan IR, beside its plan.job.
+      buildStepOp(builder, trainOp.getLoc(), name + "_step0", 0, name,
+                  *firstStep->plan.plan,
+                  firstStep->plan.model.zero != setup.model.zero
+                      ? firstStep->plan.model.zero
+                      : -1);
+    } else if (firstStep) {
+      pred.pipelined = *firstStep->plan.pipelined;
+      buildPipelinedStepOp(builder, trainOp.getLoc(), name + "_step0", 0, name,
+                           *firstStep->plan.pipelined);
     }
     finish(primary, pred.steps, setup.model.chip.bf16Flops);
     pred.primary = primary.outcome;
