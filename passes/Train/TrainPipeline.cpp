@@ -192,20 +192,7 @@ baselines::NamedPlan planDppVariant(
   options.checkpointing = checkpointing;
   baselines::NamedPlan plan =
       planDynamicPp(setup, lengths, comm, *layout, options, name);
-  switch (checkpointing) {
-  case ckpt::CheckpointStrategy::None:
-    plan.checkpointLabel = "none";
-    break;
-  case ckpt::CheckpointStrategy::Full:
-    plan.checkpointLabel = "full";
-    break;
-  case ckpt::CheckpointStrategy::Uniform:
-    plan.checkpointLabel = "uniform";
-    break;
-  case ckpt::CheckpointStrategy::Adaptive:
-    plan.checkpointLabel = "adaptive";
-    break;
-  }
+  plan.checkpointLabel = ckpt::strategyName(checkpointing);
   return plan;
 }
 
