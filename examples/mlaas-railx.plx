@@ -34,6 +34,11 @@ train big {
   strategy { sp = 4; zero = 3; checkpoint = selective; }
 }
 
+// The small job fixes a 2-stage pipeline of SP 2 at ZeRO-1, to show how a
+// pipeline is placed across RailX nodes. On 8 chips of a 4-layer model
+// that is not the fastest layout: the report names the faster baselines
+// the fixed strategy rules out (static-sp-2 at ZeRO-3, megatron-tp2-cp1)
+// with their ratios and the settings they change.
 train small {
   model = tiny; data = docs; fabric = pod;
   chips = 8;

@@ -582,7 +582,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     if (options.progress && Clock::now() - start > std::chrono::seconds(1))
       options.progress(line);
   };
-  bool traced = false, anyFailed = false;
+  bool traced = false;
   OpBuilder builder(module.getContext());
   builder.setInsertionPointToEnd(module.getBody());
 
@@ -591,19 +591,19 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     TrainPrediction pred;
     pred.job = name;
     pred.steps = trainOp.getSteps();
-    // A job that cannot be planned gets its diagnostic and its place in
-    // the report; the other jobs go on.
-    auto jobFailed = [&](InFlightDiagnostic diag, const std::string &why) {
-      (void)diag;
+    // A job that cannot be planned gets its place in the report (and its
+    // diagnostic, at `loc` when the callee has not emitted one); the other
+    // jobs go on.
+    auto jobFailed = [&](std::optional<Location> loc, const std::string &why) {
+      if (loc)
+        emitError(*loc) << why;
       pred.error = why;
-      anyFailed = true;
       predictions.push_back(pred);
     };
     FailureOr<TrainOps> ops = trainOps(trainOp);
     if (failed(ops)) {
-      anyFailed = true;
-      pred.error = "the job names a declaration that is not in the spec";
-      predictions.push_back(std::move(pred));
+      jobFailed(std::nullopt,
+                "the job names a declaration that is not in the spec");
       continue;
     }
     baselines::TrainSetup setup = trainSetupOf(*ops);
@@ -614,14 +614,12 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
         SymbolTable::lookupSymbolIn(module, name + "_job"));
     if (!job) {
       std::string why = "train job '" + name + "' has no placed plan";
-      jobFailed(emitError(trainOp.getLoc()) << why, why);
+      jobFailed(trainOp.getLoc(), why);
       continue;
     }
     FailureOr<PlacedJob> placed = placedJob(job);
     if (failed(placed)) {
-      anyFailed = true;
-      pred.error = "the job's placement cannot be read";
-      predictions.push_back(std::move(pred));
+      jobFailed(std::nullopt, "the job's placement cannot be read");
       continue;
     }
     const lower::RingOrders orders = ringOrdersOf(job);
@@ -640,7 +638,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     if (!sampler.sampler) {
       std::string why = "dataset '" + ops->data.getSymName().str() +
                         "': cannot draw batches: " + sampler.error;
-      jobFailed(emitError(ops->data.getLoc()) << why, why);
+      jobFailed(ops->data.getLoc(), why);
       continue;
     }
     if (setup.world > options.maxSimulatedRanks) {
@@ -800,7 +798,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     if (!failure.empty()) {
       std::string why = "train job '" + name + "': " + failure;
       pred.primary = PlanOutcome{};
-      jobFailed(emitError(trainOp.getLoc()) << why, why);
+      jobFailed(trainOp.getLoc(), why);
       continue;
     }
     if (firstStep && firstStep->plan.plan) {
@@ -835,7 +833,6 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     }
     predictions.push_back(std::move(pred));
   }
-  (void)anyFailed;
   return predictions;
 }
 
