@@ -19,6 +19,8 @@
 //      homogeneous plan, the bound, the gap and the planning time, and a
 //      summary line per distribution;
 //   4. (--cbc) what the opt-in CBC solve changes on the batches of part 3.
+// --iterated-work N sets part 3's AdaptiveSpOptions::iteratedWork (0: no
+// iterated local search; docs/flexsp.md compares).
 // Modelled times are deterministic; wall-clock times are not. Run by hand
 // (not a ctest); part 2 takes a few minutes (--no-reference skips it).
 //
@@ -73,6 +75,7 @@ struct Args {
   double referenceSeconds = 60;
   bool cbc = false;
   int64_t boundBatches = 4; // part 3: batches per distribution
+  int64_t iteratedWork = AdaptiveSpOptions{}.iteratedWork; // part 3
 };
 
 bool parse(int argc, char **argv, Args &a) {
@@ -92,6 +95,8 @@ bool parse(int argc, char **argv, Args &a) {
       a.cbc = true;
     } else if (s == "--bound-batches" && i + 1 < argc) {
       a.boundBatches = std::atoll(argv[++i]);
+    } else if (s == "--iterated-work" && i + 1 < argc) {
+      a.iteratedWork = std::atoll(argv[++i]);
     } else if (s == "--reference-seconds" && i + 1 < argc) {
       a.referenceSeconds = std::atof(argv[++i]);
     } else {
@@ -99,7 +104,7 @@ bool parse(int argc, char **argv, Args &a) {
     }
   }
   return a.firstBatch >= 0 && a.lastBatch >= a.firstBatch &&
-         a.boundBatches >= 1;
+         a.boundBatches >= 1 && a.iteratedWork >= 0;
 }
 
 /// The three plans of one batch.
@@ -366,8 +371,10 @@ bool runBoundCheck(const Args &args,
       }
       AdaptiveSpOptions homoOpt;
       homoOpt.strategy = SpStrategy::BestHomogeneous;
-      Result<AdaptiveSpPlan> f =
-          planAdaptiveSp(m, bw, batch.lengths, kGpus, kChipsPerNode, cap);
+      AdaptiveSpOptions flexOpt;
+      flexOpt.iteratedWork = args.iteratedWork;
+      Result<AdaptiveSpPlan> f = planAdaptiveSp(m, bw, batch.lengths, kGpus,
+                                                kChipsPerNode, cap, flexOpt);
       Result<AdaptiveSpPlan> h = planAdaptiveSp(m, bw, batch.lengths, kGpus,
                                                 kChipsPerNode, cap, homoOpt);
       if (!f || !h) {
@@ -489,7 +496,7 @@ int main(int argc, char **argv) {
   if (!parse(argc, argv, args)) {
     std::fprintf(stderr, "usage: bench-flexsp [--data FILE] [--batches A-B] "
                          "[--no-reference] [--reference-seconds S] [--cbc] "
-                         "[--bound-batches K]\n");
+                         "[--bound-batches K] [--iterated-work N]\n");
     return 2;
   }
   std::printf("bench-flexsp: reference flexsp_dpp.md section 4.1 with the "

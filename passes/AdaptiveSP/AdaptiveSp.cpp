@@ -553,6 +553,24 @@ Result<Candidate> bestPolished(const cost::ProfiledModel &model,
   for (size_t i = 1; i < candidates.size(); ++i)
     if (searchPlanMs(table, polished[i]) < searchPlanMs(table, polished[best]))
       best = i;
+  // Iterated local search on the winner: kIteratedChains chains with their
+  // own seeds (always that many, whatever the thread count, so the plan
+  // does not depend on it); the fastest result stands, ties to the first
+  // chain, and only when it beats the polished winner.
+  const int64_t rounds =
+      options.iteratedWork /
+      (10 + static_cast<int64_t>(polished[best].size()));
+  if (options.polish && rounds > 0) {
+    constexpr size_t kIteratedChains = 2;
+    std::vector<SearchPlan> chains(kIteratedChains);
+    parallelFor(kIteratedChains, options.threads, [&](size_t c) {
+      chains[c] = iteratedPolish(table, polished[best], rounds,
+                                 /*seed=*/c + 1);
+    });
+    for (SearchPlan &c : chains)
+      if (searchPlanMs(table, c) < searchPlanMs(table, polished[best]))
+        polished[best] = std::move(c);
+  }
   Candidate out;
   out.origin = candidates[best].origin;
   out.unpolishedMs = candidates[best].iterationMs;

@@ -106,6 +106,13 @@ struct AdaptiveSpOptions {
   bool dealtPartitions = true;
   /// Polish every candidate plan on real lengths (polishPlan).
   bool polish = true;
+  /// Iterated local search (iteratedPolish) on the fastest polished
+  /// candidate, in each of two seeded chains: iteratedWork / (10 + M)
+  /// rounds for a plan of M micro-batches, as a round's
+  /// polish costs about 1 + 0.1 M ms here; 0 turns it off. A work count,
+  /// not a clock, so the plan depends only on the input. See
+  /// docs/flexsp.md for what it buys and costs.
+  int64_t iteratedWork = 3000;
   int64_t threads = 0; // 0: one per hardware thread
 };
 

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 
 namespace plexus::adaptivesp {
@@ -569,6 +571,165 @@ dealByLevels(const SequenceTimeTable &t, int64_t clusterTokens, double tauMs) {
     left = std::move(rest);
   }
   return R::ok(std::move(out));
+}
+
+namespace {
+
+/// Uniform integer in [0, n), n > 0 (modulo: the tiny bias is harmless and
+/// the same everywhere).
+size_t draw(std::mt19937_64 &rng, size_t n) {
+  return static_cast<size_t>(rng() % n);
+}
+
+/// Uniform double in [0, 1) from the top 53 bits.
+double drawUnit(std::mt19937_64 &rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
+
+bool isCandidate(const SequenceTimeTable &t, int64_t degree) {
+  return t.indexOf(degree) < t.degrees.size();
+}
+
+int64_t capacityOf(const SequenceTimeTable &t, const SearchGroup &g) {
+  return t.capacityPerGpu * g.degree;
+}
+
+/// One random change of iteratedPolish; false when the drawn change does
+/// not apply (the plan is then unchanged). Group totals are stale after.
+bool kick(const SequenceTimeTable &t, SearchPlan &p, std::mt19937_64 &rng) {
+  if (p.empty())
+    return false;
+  const size_t a = draw(rng, p.size());
+  if (p[a].empty())
+    return false;
+  const size_t ga = draw(rng, p[a].size());
+  SearchGroup &from = p[a][ga];
+  if (from.ids.empty())
+    return false;
+  switch (draw(rng, 5)) {
+  case 0: { // move
+    const size_t b = draw(rng, p.size());
+    if (p[b].empty() || from.ids.size() < 2)
+      return false;
+    SearchGroup &to = p[b][draw(rng, p[b].size())];
+    if (&to == &from)
+      return false;
+    const size_t i = draw(rng, from.ids.size());
+    const int64_t id = from.ids[i];
+    if (to.tokens + t.lengths[id] > capacityOf(t, to))
+      return false;
+    from.ids.erase(from.ids.begin() + static_cast<long>(i));
+    from.tokens -= t.lengths[id];
+    to.ids.push_back(id);
+    to.tokens += t.lengths[id];
+    return true;
+  }
+  case 1: { // swap
+    const size_t b = draw(rng, p.size());
+    if (p[b].empty())
+      return false;
+    SearchGroup &to = p[b][draw(rng, p[b].size())];
+    if (&to == &from || to.ids.empty())
+      return false;
+    const size_t i = draw(rng, from.ids.size()), j = draw(rng, to.ids.size());
+    const int64_t x = from.ids[i], y = to.ids[j];
+    const int64_t fromTokens = from.tokens - t.lengths[x] + t.lengths[y];
+    const int64_t toTokens = to.tokens - t.lengths[y] + t.lengths[x];
+    if (fromTokens > capacityOf(t, from) || toTokens > capacityOf(t, to))
+      return false;
+    std::swap(from.ids[i], to.ids[j]);
+    from.tokens = fromTokens;
+    to.tokens = toTokens;
+    return true;
+  }
+  case 2: { // split into two halves, sequences dealt at random
+    const int64_t half = from.degree / 2;
+    if (from.degree % 2 != 0 || !isCandidate(t, half) || from.ids.size() < 2)
+      return false;
+    SearchGroup g{half, {}, 0, 0}, h{half, {}, 0, 0};
+    for (int64_t id : from.ids) {
+      SearchGroup *first = draw(rng, 2) ? &g : &h;
+      SearchGroup *second = first == &g ? &h : &g;
+      if (first->tokens + t.lengths[id] <= t.capacityPerGpu * half) {
+        first->ids.push_back(id);
+        first->tokens += t.lengths[id];
+      } else if (second->tokens + t.lengths[id] <= t.capacityPerGpu * half) {
+        second->ids.push_back(id);
+        second->tokens += t.lengths[id];
+      } else {
+        return false;
+      }
+    }
+    if (g.ids.empty() || h.ids.empty())
+      return false;
+    p[a][ga] = std::move(g);
+    p[a].push_back(std::move(h));
+    return true;
+  }
+  case 3: { // to a new group on a micro-batch's idle GPUs
+    const size_t b = draw(rng, p.size());
+    if (from.ids.size() < 2)
+      return false;
+    int64_t used = 0;
+    for (const SearchGroup &g : p[b])
+      used += g.degree;
+    const size_t i = draw(rng, from.ids.size());
+    const int64_t id = from.ids[i];
+    for (int64_t d : t.degrees) // ascending: the smallest that holds it
+      if (used + d <= t.gpus && t.lengths[id] <= t.capacityPerGpu * d) {
+        from.ids.erase(from.ids.begin() + static_cast<long>(i));
+        from.tokens -= t.lengths[id];
+        p[b].push_back({d, {id}, t.lengths[id], 0});
+        return true;
+      }
+    return false;
+  }
+  default: { // merge with another group of the same degree
+    if (!isCandidate(t, 2 * from.degree))
+      return false;
+    const size_t gb = draw(rng, p[a].size());
+    SearchGroup &other = p[a][gb];
+    if (gb == ga || other.degree != from.degree || other.ids.empty())
+      return false;
+    from.ids.insert(from.ids.end(), other.ids.begin(), other.ids.end());
+    from.tokens += other.tokens;
+    from.degree *= 2;
+    p[a].erase(p[a].begin() + static_cast<long>(gb));
+    return true;
+  }
+  }
+}
+
+} // namespace
+
+SearchPlan iteratedPolish(const SequenceTimeTable &t, const SearchPlan &plan,
+                          int64_t rounds, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  SearchPlan best = plan;
+  refreshSearchPlan(t, best);
+  double bestMs = searchPlanMs(t, best);
+  SearchPlan current = best;
+  double currentMs = bestMs;
+  const double temperature = 0.002 * bestMs;
+  for (int64_t r = 0; r < rounds; ++r) {
+    SearchPlan next = current;
+    const size_t kicks = 1 + draw(rng, 4);
+    for (size_t k = 0; k < kicks; ++k)
+      kick(t, next, rng);
+    polishPlan(t, next, 2000, /*freeGpuTies=*/true);
+    const double ms = searchPlanMs(t, next);
+    const double u = drawUnit(rng);
+    if (ms < currentMs ||
+        (temperature > 0 && u < std::exp((currentMs - ms) / temperature))) {
+      current = next;
+      currentMs = ms;
+    }
+    if (ms < bestMs) {
+      best = std::move(next);
+      bestMs = ms;
+    }
+  }
+  return best;
 }
 
 } // namespace plexus::adaptivesp

@@ -43,7 +43,7 @@ struct SequenceTimeTable {
   std::vector<int64_t> degrees;        // ascending
   std::vector<std::vector<double>> ms; // [sequence][degree index]
   std::vector<int64_t> lengths;
-  double groupMs = 0; // beta1
+  double groupMs = 0;           // beta1
   double microBatchFloorMs = 0; // ProfiledModel::microBatchFloorMs
   int64_t capacityPerGpu = 0;
   int64_t gpus = 0; // N
@@ -88,6 +88,22 @@ void refreshSearchPlan(const SequenceTimeTable &t, SearchPlan &plan);
 /// planner runs both and keeps the faster result: neither wins always).
 int64_t polishPlan(const SequenceTimeTable &t, SearchPlan &plan,
                    int64_t maxSteps = 20000, bool freeGpuTies = true);
+
+/// Iterated local search from `plan` (already polished): `rounds` times, a
+/// copy of the current plan is kicked by one to four random changes (move
+/// a sequence to another group of any micro-batch, or to a new group of
+/// the smallest degree that holds it on a micro-batch's idle GPUs; swap
+/// two sequences of different groups; split a group into two of half the
+/// degree; merge two groups of a micro-batch of equal degree; memory and the
+/// candidate degrees always kept, no group emptied) and polished (polishPlan,
+/// at most 2,000 steps). The kicked plan becomes the current one when it is
+/// faster, or, slower by x ms, with probability exp(-x / (0.002 x the start
+/// plan's time)) (simulated annealing's rule, so the search leaves a local
+/// optimum). Returns the fastest plan seen (the start when nothing beats
+/// it). Deterministic: the draws come from a std::mt19937_64 seeded with
+/// `seed`, turned into integers and doubles by fixed arithmetic.
+SearchPlan iteratedPolish(const SequenceTimeTable &t, const SearchPlan &plan,
+                          int64_t rounds, uint64_t seed);
 
 /// Deals the batch into `microBatches` micro-batches by work: sequences by
 /// descending least GPU time w(s) = min_d d t1(s, d) (ties by id), each to

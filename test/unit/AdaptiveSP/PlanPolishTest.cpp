@@ -122,3 +122,58 @@ TEST(PlanPolish, DealByWork) {
   EXPECT_FALSE(dealByWork(t, 2, 6));
   EXPECT_FALSE(dealByWork(t, 6, 100));
 }
+
+namespace {
+
+/// Every sequence exactly once, memory and the GPU count kept per
+/// micro-batch, no empty group, candidate degrees only.
+void expectValid(const SequenceTimeTable &t, const SearchPlan &plan) {
+  std::vector<int> seen(t.lengths.size(), 0);
+  for (const SearchMicroBatch &mb : plan) {
+    int64_t gpus = 0;
+    for (const SearchGroup &g : mb) {
+      EXPECT_FALSE(g.ids.empty());
+      EXPECT_LT(t.indexOf(g.degree), t.degrees.size()) << g.degree;
+      int64_t tokens = 0;
+      for (int64_t id : g.ids) {
+        ++seen[id];
+        tokens += t.lengths[id];
+      }
+      EXPECT_LE(tokens, t.capacityPerGpu * g.degree);
+      gpus += g.degree;
+    }
+    EXPECT_LE(gpus, t.gpus);
+  }
+  for (size_t i = 0; i < seen.size(); ++i)
+    EXPECT_EQ(seen[i], 1) << "sequence " << i;
+}
+
+} // namespace
+
+TEST(PlanPolish, IteratedPolishKeepsPlansValidAndNeverSlower) {
+  // Lengths 9, 7, 6, 5, 4, 3, 2, 1 (37 tokens) on N = 4 (SP1, SP2 and SP4
+  // groups, 10 tokens per GPU), t1 = s / d, beta1 = 1. Any plan needs
+  // beta1 + 37 / 4 = 10.25 ms, and one SP4 group holding all 37 tokens
+  // (of 40) takes exactly that. The start: {9} | {7, 1} and {6, 3} |
+  // {5, 4} | {2}, two micro-batches of 1 + 9 ms.
+  SequenceTimeTable t = linearTable({9, 7, 6, 5, 4, 3, 2, 1}, {1, 2, 4}, 4, 10);
+  SearchPlan start = {{{1, {0}, 0, 0}, {1, {1, 7}, 0, 0}},
+                      {{1, {2, 5}, 0, 0}, {1, {3, 4}, 0, 0}, {1, {6}, 0, 0}}};
+  refreshSearchPlan(t, start);
+  const double startMs = searchPlanMs(t, start);
+  EXPECT_DOUBLE_EQ(startMs, 20);
+  SearchPlan a = iteratedPolish(t, start, 200, 1);
+  expectValid(t, a);
+  // Plain polish stops at 16 ms here (no move makes a group on an idle
+  // GPU, the step that lets the micro-batches merge).
+  SearchPlan polished = start;
+  polishPlan(t, polished);
+  EXPECT_DOUBLE_EQ(searchPlanMs(t, polished), 16);
+  EXPECT_DOUBLE_EQ(searchPlanMs(t, a), 10.25);
+  // The same seed gives the same plan; no rounds give the start back.
+  SearchPlan b = iteratedPolish(t, start, 200, 1);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t m = 0; m < a.size(); ++m)
+    EXPECT_EQ(idsOf(a[m]), idsOf(b[m]));
+  EXPECT_DOUBLE_EQ(searchPlanMs(t, iteratedPolish(t, start, 0, 1)), startMs);
+}
