@@ -12,24 +12,8 @@ using namespace plexus::train;
 
 namespace {
 
+using fixtures::bytesOverRanks;
 using fixtures::smallSetup;
-
-/// Ring collectives at `seconds` per byte a rank sends: a reduce-scatter of
-/// a B-byte buffer over n ranks sends B (n - 1) / n (an all-reduce twice
-/// that), an all-gather of a B-byte shard B (n - 1).
-sim::CommTimeFn bytesOverRanks(double seconds) {
-  return [seconds](const sim::CommRequest &r) {
-    const double n = double(r.ranks.size()), b = double(r.bytes);
-    switch (r.kind) {
-    case sim::CommKind::AllGather:
-      return sim::CommTime(seconds * b * (n - 1));
-    case sim::CommKind::AllReduce:
-      return sim::CommTime(2 * seconds * b * (n - 1) / n);
-    default:
-      return sim::CommTime(seconds * b * (n - 1) / n);
-    }
-  };
-}
 
 // Compute: the batch's FLOPs without recompute (the cost model's quadratic,
 // checkpointing none) over 8 chips at 1 TFLOP/s.

@@ -3,6 +3,7 @@
 #define PLEXUS_TEST_UNIT_TRAIN_TRAINFIXTURES_H
 
 #include "passes/Baselines/StepPlanners.h"
+#include "passes/Simulate/EventSimulator.h"
 
 namespace plexus::train::fixtures {
 
@@ -27,6 +28,23 @@ inline baselines::TrainSetup smallSetup() {
   s.chipsPerNode = 4;
   s.memoryBytes = 1'000'000'000;
   return s;
+}
+
+/// Ring collectives at `seconds` per byte a rank sends: a reduce-scatter of
+/// a B-byte buffer over n ranks sends B (n - 1) / n (an all-reduce twice
+/// that), an all-gather of a B-byte shard B (n - 1).
+inline sim::CommTimeFn bytesOverRanks(double seconds) {
+  return [seconds](const sim::CommRequest &r) {
+    const double n = double(r.ranks.size()), b = double(r.bytes);
+    switch (r.kind) {
+    case sim::CommKind::AllGather:
+      return sim::CommTime(seconds * b * (n - 1));
+    case sim::CommKind::AllReduce:
+      return sim::CommTime(2 * seconds * b * (n - 1) / n);
+    default:
+      return sim::CommTime(seconds * b * (n - 1) / n);
+    }
+  };
 }
 
 } // namespace plexus::train::fixtures

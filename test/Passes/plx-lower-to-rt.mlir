@@ -1,0 +1,63 @@
+// plx-lower-to-rt alone, with IR as its input: the planned step of
+// Inputs/train-4.plx (plx-instantiate, plx-place, plx-plan-static), as plx-opt
+// prints it. plx-lower-to-rt.test keeps the runs that edit the spec or run
+// more passes after it.
+
+// plx-lower-to-rt turns the planned step into one rt.program per rank; the
+// programs pass plx-verify-rt and run in plx-simulate on the placed chips.
+// RUN: plx-opt %s -plx-lower-to-rt -plx-verify-rt | FileCheck %s
+
+// Before the programs: the model and the batch they run, for code
+// generation (4 layers, hidden 256, 4 heads of 64, 2 K/V heads, SwiGLU 1024,
+// vocab 1000, bf16; the step's 8 lengths, none cut).
+// CHECK:       rt.model layers 4 hidden 256 heads 4 kv_heads 2 head_dim 64 ffn 1024 mlp "swiglu" vocab 1000 element_bytes 2 seed {{[0-9]+}}
+// CHECK-NEXT:  rt.batch seed {{[0-9]+}} lengths [{{[0-9, ]+}}]{{$}}
+
+// Rank 0 is in group [0, 1] with sequences 2 and 7 (2,048 tokens, 1,024 per
+// rank). ZeRO-3 over all 4 ranks: each layer's gather is issued one layer
+// ahead on the communication stream and names the layers it carries; the
+// first also carries the token embedding: (983,552 + 256,000) params x 2
+// bytes / 4 ranks = 619,776 bytes, the next 983,552 x 2 / 4 = 491,776. Each
+// layer's forward sends its Q, K, V, O by all-to-all first: 1,024 tokens x
+// (2 x 4 x 64 + 2 x 2 x 64) values x 2 bytes = 1,572,864 bytes; the compute
+// op names the Ulysses group its attention runs in.
+// CHECK-LABEL: rt.program @rank_0 rank 0 resident {{[0-9]+}} {
+// CHECK-NEXT:    rt.all_gather group "zero:0-3" [0, 1, 2, 3] bytes 619776 async layers [0, 1)
+// CHECK-NEXT:    rt.wait pending 0
+// CHECK-NEXT:    rt.all_gather group "zero:0-3" [0, 1, 2, 3] bytes 491776 async layers [1, 2)
+// CHECK-NEXT:    rt.all_to_all group "sp:0-1" [0, 1] bytes 1572864
+// CHECK-NEXT:    rt.compute fwd layers [0, 1) stage 0 seqs [2, 7] time {{.*}} flops {{.*}} mem {{[0-9]+}} ulysses "sp:0-1" [0, 1]
+// The backward starts at the last layer: recompute (selective: the
+// attention core), backward, all-to-all, then the gradients' reduction on
+// the stream; the next wait leaves that reduction pending.
+// CHECK:         rt.compute recompute layers [3, 4) stage 0 seqs [2, 7]
+// CHECK-NEXT:    rt.compute bwd layers [3, 4) stage 0 seqs [2, 7] time {{.*}} flops {{.*}} mem -{{[0-9]+}}
+// CHECK-NEXT:    rt.all_to_all group "sp:0-1" [0, 1] bytes 1572864
+// CHECK-NEXT:    rt.reduce_scatter group "zero:0-3" [0, 1, 2, 3] bytes {{[0-9]+}} async layers [3, 4)
+// CHECK-NEXT:    rt.wait pending 1
+// CHECK-LABEL: rt.program @rank_3 rank 3
+// CHECK: rt.compute fwd layers [0, 1) stage 0 seqs [4, 0, 1, 3, 5, 6]
+
+// Simulated on the placed chips: MFU and per-rank peak memory are attached.
+// RUN: plx-opt %s -plx-lower-to-rt -plx-simulate=job=job_job | FileCheck %s --check-prefix=SIM
+// SIM: module attributes {plx.sim.bubble_fraction = {{.*}}, plx.sim.flops = {{.*}}, plx.sim.mfu = {{.*}}, plx.sim.step_time = {{.*}}}
+// SIM: rt.program @rank_0 rank 0 resident {{[0-9]+}} attributes {{{.*}}plx.sim.peak_mem = {{[1-9][0-9]*}} : i64}
+
+module {
+  plx.model @small <layers = 4, hidden = 256, heads = 4, kv_heads = 2, head_dim = 64, ffn = 1024, vocab = 1000>
+  plx.dataset @short #plx.histogram<bounds = [255, 256, 1023, 1024], weights = [0.0, 3.0, 0.0, 1.0]> clamp 2048 padding 1 overlong drop
+  plx.fabric @pair chip <name = "H100", bf16_flops = 9.89e+14, fp8_flops = 1.979e+15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e+12, nvlink_bandwidth = 9.0e+11> nodes 2 x 2 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.25e+10>
+  plx.train @job model @small data @short fabric @pair batch 8 steps 1 seed 3 strategy <sp_degree = 2, checkpoint = selective>
+  plan.job @job_job fabric @pair ranks 4 chips [(0, 0), (0, 1), (1, 0), (1, 1)] {
+    plan.comm_group @sp0 all_to_all ranks [0, 1] order [0, 1] hops 0
+    plan.comm_group @sp1 all_to_all ranks [2, 3] order [2, 3] hops 0
+    plan.comm_group @dp0 ring ranks [0, 2] order [0, 2] hops 4
+    plan.comm_group @dp1 ring ranks [1, 3] order [1, 3] hops 4
+  }
+  plan.step @job_step0 index 0 world 4 time 0.0007408884786324788 peak_mem 68905984 job @job strategy "static-sp-2" lengths [256, 256, 1024, 256, 1024, 256, 256, 1024] {
+    plan.microbatch 0 time 0.0007408884786324788 {
+      plan.sp_group degree 2 ranks [0, 1] seqs [2, 7] time 0.0007408884786324788 mem 63663104
+      plan.sp_group degree 2 ranks [2, 3] seqs [4, 0, 1, 3, 5, 6] time 0.0007408884786324788 mem 68905984
+    }
+  }
+}

@@ -1,0 +1,144 @@
+//===- PlanJobStrategyTest.cpp - Which planner a job's strategy gets ------===//
+//
+// planJobStrategy (passes/Train/TrainPipeline.h) on the 4-rank job of
+// test/Passes/Inputs/train-4.plx with each kind of strategy: a fixed
+// layout, SP left open (the static search, FlexSP's BatchAda), sp =
+// adaptive (FlexSP, with the search's plans as finalists), pp = dynamic
+// (DPP), and what the search returns against the layouts it covers.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Train/TrainJob.h"
+#include "passes/Train/TrainPipeline.h"
+
+#include "TrainFixtures.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace plexus;
+using namespace plexus::train;
+
+namespace {
+
+/// The spec IR of train-4.plx (4 H100 in 2 nodes, 4 layers, hidden 256, 4
+/// heads) with `strategy` as the job's strategy attribute.
+std::string specWith(const std::string &strategy) {
+  return R"(module {
+  plx.model @small <layers = 4, hidden = 256, heads = 4, kv_heads = 2, head_dim = 64, ffn = 1024, vocab = 1000>
+  plx.dataset @short #plx.histogram<bounds = [255, 256, 1023, 1024], weights = [0.0, 3.0, 0.0, 1.0]> clamp 2048 padding 1 overlong drop
+  plx.fabric @pair chip <name = "H100", bf16_flops = 9.89e+14, fp8_flops = 1.979e+15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e+12, nvlink_bandwidth = 9.0e+11> nodes 2 x 2 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.25e+10>
+  plx.train @job model @small data @short fabric @pair batch 8 steps 1 seed 3 strategy <)" +
+         strategy + R"(>
+})";
+}
+
+/// The batch train-4.plx draws (seed 3): five 256-token sequences and
+/// three of 1,024.
+const std::vector<int64_t> kLengths{256, 256, 1024, 256, 1024, 256, 256, 1024};
+
+class PlanJobStrategy : public ::testing::Test {
+protected:
+  PlanJobStrategy() {
+    context.loadDialect<plx::PlxDialect, plan::PlanDialect>();
+  }
+
+  /// Parses the spec with `strategy`; sets `train` and `setup`.
+  void load(const std::string &strategy) {
+    module =
+        mlir::parseSourceString<mlir::ModuleOp>(specWith(strategy), &context);
+    ASSERT_TRUE(module);
+    module->walk([&](plx::TrainOp op) { train = op; });
+    ASSERT_TRUE(train);
+    mlir::FailureOr<TrainOps> ops = trainOps(train);
+    ASSERT_TRUE(mlir::succeeded(ops));
+    setup = trainSetupOf(*ops);
+  }
+
+  baselines::NamedPlan plan(std::vector<baselines::NamedPlan> *finalists,
+                            bool allowPlanners = true) {
+    return planJobStrategy(setup, kLengths, train, comm, allowPlanners,
+                           finalists);
+  }
+
+  /// The static plan of Ulysses degree `d` (no TP, CP or pipeline).
+  baselines::NamedPlan staticSp(int64_t d) {
+    return baselines::planStaticLayout(setup, kLengths, {d, 1, 1, 1}, comm);
+  }
+
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  plx::TrainOp train;
+  baselines::TrainSetup setup;
+  sim::CommTimeFn comm = fixtures::bytesOverRanks(1e-10); // 10 GB/s
+};
+
+} // namespace
+
+// Everything fixed: the strategy's own layout, named for it, no search.
+TEST_F(PlanJobStrategy, AFixedStrategyIsItsOwnLayout) {
+  load("sp_degree = 2");
+  std::vector<baselines::NamedPlan> finalists;
+  baselines::NamedPlan p = plan(&finalists);
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.name, "static-sp-2");
+  EXPECT_EQ(p.layout.ulysses, 2);
+  EXPECT_TRUE(finalists.empty());
+  EXPECT_DOUBLE_EQ(p.seconds(), staticSp(2).seconds());
+}
+
+// SP open: the search covers Ulysses 1, 2 and 4 (the powers of two that
+// divide the 4 heads and fit 4 ranks) and returns the fastest estimate,
+// named as FlexSP's BatchAda; the other two are its finalists, fastest
+// first.
+TEST_F(PlanJobStrategy, SpLeftOpenIsTheFastestHomogeneousDegree) {
+  load("sp = best_homogeneous, sp_degree = 0");
+  std::vector<baselines::NamedPlan> finalists;
+  baselines::NamedPlan p = plan(&finalists);
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.name.rfind("best-homogeneous-sp:static-sp-", 0), 0u) << p.name;
+  double fastest = 1e300;
+  for (int64_t d : {1, 2, 4}) {
+    baselines::NamedPlan s = staticSp(d);
+    ASSERT_TRUE(s.ok()) << s.error;
+    fastest = std::min(fastest, s.seconds());
+  }
+  EXPECT_DOUBLE_EQ(p.seconds(), fastest);
+  ASSERT_EQ(finalists.size(), 2u);
+  EXPECT_LE(p.seconds(), finalists[0].seconds());
+  EXPECT_LE(finalists[0].seconds(), finalists[1].seconds());
+  for (const baselines::NamedPlan &f : finalists)
+    EXPECT_EQ(f.name.rfind("best-homogeneous-sp:", 0), 0u) << f.name;
+}
+
+// sp = adaptive alone is FlexSP's planner; the static search's best plan
+// leads its finalists, so the caller can judge both. Without the planners
+// (allowPlanners false) the same strategy gets the search alone.
+TEST_F(PlanJobStrategy, AdaptiveSpIsFlexSpWithTheSearchAsFinalists) {
+  load("sp = adaptive, sp_degree = 0");
+  std::vector<baselines::NamedPlan> finalists;
+  baselines::NamedPlan p = plan(&finalists);
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.name, "flexsp");
+  ASSERT_FALSE(finalists.empty());
+  EXPECT_LE(finalists.size(), kStaticFinalists + 1);
+  baselines::NamedPlan searched = plan(nullptr, /*allowPlanners=*/false);
+  ASSERT_TRUE(searched.ok()) << searched.error;
+  EXPECT_EQ(finalists.front().name, searched.name);
+  EXPECT_DOUBLE_EQ(finalists.front().seconds(), searched.seconds());
+}
+
+// pp = dynamic with no TP or CP is dynamic pipeline parallelism: chunks in
+// 1F1B pipelines rather than a static step.
+TEST_F(PlanJobStrategy, DynamicPpIsDpp) {
+  load("sp_degree = 2, pp = dynamic, pp_degree = 0");
+  baselines::NamedPlan p = plan(nullptr);
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.name, "dpp");
+  EXPECT_TRUE(p.pipelined.has_value());
+  EXPECT_FALSE(p.plan.has_value());
+}
