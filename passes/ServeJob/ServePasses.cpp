@@ -25,19 +25,10 @@ using namespace plexus;
 namespace {
 
 /// Plans `serve` and appends its layout and policy ops at `builder`'s
-/// insertion point. `interval` > 0 replaces the strategy's wave interval.
+/// insertion point (servejob::buildServePlanOps). `interval` > 0 replaces the strategy's wave interval.
 /// Errors are emitted on the job.
 LogicalResult planServeJob(OpBuilder &builder, ModuleOp module,
                            plx::ServeOp serve, int64_t interval) {
-  const std::string job = serve.getSymName().str();
-  const std::string layoutName = job + "_layout";
-  const std::string policyName = job + "_policy";
-  for (const std::string &name : {layoutName, policyName})
-    if (SymbolTable::lookupSymbolIn(module, name))
-      return serve.emitOpError("cannot add its plan: the module already "
-                               "declares @")
-             << name;
-
   FailureOr<servejob::ServeJobOps> ops = servejob::serveJobOps(module, serve);
   if (failed(ops))
     return failure();
@@ -56,19 +47,8 @@ LogicalResult planServeJob(OpBuilder &builder, ModuleOp module,
       serving::planServing(*workload, model, request);
   if (!plan)
     return serve.emitOpError("cannot plan the serve job: ") << plan.error;
-
-  const serving::ServingLayout &layout = plan->layout;
-  const Location loc = serve.getLoc();
-  auto layoutOp = builder.create<plan::ServeLayoutOp>(
-      loc, layoutName, job, request.chips, plan->system.serving.instances,
-      layout.pp, layout.ep, layout.dpAttention,
-      serving::stageLayerCounts(model.shape, layout), layout.mtpDrafts);
-  const serving::ServingMetrics &jct = plan->predicted.metrics;
-  builder.create<plan::ServePolicyOp>(
-      loc, policyName, layoutOp.getSymName(), plan->waveInterval,
-      /*interval_chosen=*/request.waveInterval == 0, jct.overallJct,
-      jct.meanTurnJct, jct.p50TurnJct, jct.p90TurnJct, jct.p99TurnJct);
-  return success();
+  return servejob::buildServePlanOps(builder, module, serve, model, request,
+                                     *plan);
 }
 
 struct ServePipelinePass

@@ -1,6 +1,8 @@
 //===- ServePipeline.cpp - Plan and replay each serve job -----------------===//
 #include "passes/ServeJob/ServePipeline.h"
 
+#include "dialects/Plan/IR/PlanDialect.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FileSystem.h"
@@ -171,6 +173,33 @@ serving::ServingPlanRequest planRequestOf(plx::ServeOp serve,
   return request;
 }
 
+LogicalResult buildServePlanOps(OpBuilder &builder, ModuleOp module,
+                                plx::ServeOp serve,
+                                const serving::ServingModel &model,
+                                const serving::ServingPlanRequest &request,
+                                const serving::ServingPlan &plan) {
+  const std::string job = serve.getSymName().str();
+  const std::string layoutName = job + "_layout";
+  const std::string policyName = job + "_policy";
+  for (const std::string &name : {layoutName, policyName})
+    if (SymbolTable::lookupSymbolIn(module, name))
+      return serve.emitOpError("cannot add its plan: the module already "
+                               "declares @")
+             << name;
+  const serving::ServingLayout &layout = plan.layout;
+  const Location loc = serve.getLoc();
+  auto layoutOp = builder.create<plan::ServeLayoutOp>(
+      loc, layoutName, job, request.chips, plan.system.serving.instances,
+      layout.pp, layout.ep, layout.dpAttention,
+      serving::stageLayerCounts(model.shape, layout), layout.mtpDrafts);
+  const serving::ServingMetrics &jct = plan.predicted.metrics;
+  builder.create<plan::ServePolicyOp>(
+      loc, policyName, layoutOp.getSymName(), plan.waveInterval,
+      /*interval_chosen=*/request.waveInterval == 0, jct.overallJct,
+      jct.meanTurnJct, jct.p50TurnJct, jct.p90TurnJct, jct.p99TurnJct);
+  return success();
+}
+
 FailureOr<std::vector<ServePrediction>>
 predictServeJobs(ModuleOp module, const ServeOptions &options) {
   std::vector<ServePrediction> out;
@@ -180,7 +209,9 @@ predictServeJobs(ModuleOp module, const ServeOptions &options) {
         std::chrono::steady_clock::now() - begin > std::chrono::seconds(1))
       options.progress(line);
   };
-  for (auto serve : module.getOps<plx::ServeOp>()) {
+  OpBuilder builder(module.getContext());
+  builder.setInsertionPointToEnd(module.getBody());
+  for (auto serve : llvm::to_vector(module.getOps<plx::ServeOp>())) {
     FailureOr<ServeJobOps> ops = serveJobOps(module, serve);
     if (failed(ops))
       return failure();
@@ -212,6 +243,8 @@ predictServeJobs(ModuleOp module, const ServeOptions &options) {
     p.intervalChosen = request.waveInterval == 0;
     p.sweep = plan->sweep;
     p.replay = plan->predicted;
+    if (failed(buildServePlanOps(builder, module, serve, m, request, *plan)))
+      return failure();
 
     // The baselines on the same workload (reference section 1.8).
     progress("plxc: job '" + name + "': replaying the baselines");

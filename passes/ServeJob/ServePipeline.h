@@ -15,6 +15,7 @@
 #include "dialects/Plx/IR/PlxDialect.h"
 #include "passes/Serving/ServingSystems.h"
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
 #include <nlohmann/json.hpp>
@@ -84,7 +85,20 @@ mlir::FailureOr<ServeJobOps> serveJobOps(mlir::ModuleOp module,
 serving::ServingPlanRequest planRequestOf(plx::ServeOp serve,
                                           plx::FabricOp fabric);
 
-/// Plans and replays every plx.serve of `module`. A plan that cannot be
+/// Appends serve job `serve`'s `plan` (made for `model` and `request`) at
+/// `builder`'s insertion point as a plan.serve_layout @<job>_layout and a
+/// plan.serve_policy @<job>_policy: the IR form of a serve plan, which the
+/// plx-serve-pipeline pass and plxc both write. Errors (emitted on the
+/// job): the module already declares either symbol.
+mlir::LogicalResult buildServePlanOps(mlir::OpBuilder &builder,
+                                      mlir::ModuleOp module,
+                                      plx::ServeOp serve,
+                                      const serving::ServingModel &model,
+                                      const serving::ServingPlanRequest &request,
+                                      const serving::ServingPlan &plan);
+
+/// Plans and replays every plx.serve of `module`, and writes each plan
+/// into the module (buildServePlanOps, at the end of its body). A plan that cannot be
 /// made is an error emitted on the job; baselines that cannot run are
 /// reported, not errors.
 mlir::FailureOr<std::vector<ServePrediction>>

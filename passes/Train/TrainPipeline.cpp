@@ -659,6 +659,9 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     const BoundChoices boundChoices = boundChoicesOf(trainOp, setup);
     std::string failure;
     std::optional<Judged> firstStep;
+    // Every step's chosen plan (not its simulation), written as plan IR
+    // once every step has planned.
+    std::vector<baselines::NamedPlan> stepPlans;
     for (int64_t step = 0; step < pred.steps && failure.empty(); ++step) {
       instantiate::Batch batch = sampler.sampler->draw(
           trainOp.getBatch(), step, static_cast<uint64_t>(trainOp.getSeed()));
@@ -780,10 +783,11 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
         pred.boundComputeSeconds += bound.computeSeconds;
         pred.boundGradientSeconds += bound.gradientSeconds;
       }
-      // Step 0's plan is written as IR (and traced) once every step has
-      // planned: a job that fails later leaves nothing behind.
+      // The steps' plans are written as IR (and step 0 traced) once every
+      // step has planned: a job that fails later leaves nothing behind.
       if (step == 0)
         firstStep = *chosen;
+      stepPlans.push_back(chosen->plan);
       for (size_t i = 0; i < judgedBaselines.size(); ++i)
         accumulate(baselineAcc[i], judgedBaselines[i], step);
     }
@@ -801,18 +805,21 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       jobFailed(trainOp.getLoc(), why);
       continue;
     }
-    if (firstStep && firstStep->plan.plan) {
+    if (firstStep && firstStep->plan.plan)
       pred.plan = *firstStep->plan.plan;
-      // The job's plan as plan IR, beside its plan.job.
-      buildStepOp(builder, trainOp.getLoc(), name + "_step0", 0, name,
-                  *firstStep->plan.plan,
-                  firstStep->plan.model.zero != setup.model.zero
-                      ? firstStep->plan.model.zero
-                      : -1);
-    } else if (firstStep) {
+    else if (firstStep)
       pred.pipelined = *firstStep->plan.pipelined;
-      buildPipelinedStepOp(builder, trainOp.getLoc(), name + "_step0", 0, name,
-                           *firstStep->plan.pipelined);
+    // The job's plan of every step as plan IR, beside its plan.job.
+    for (size_t i = 0; i < stepPlans.size(); ++i) {
+      const baselines::NamedPlan &p = stepPlans[i];
+      const std::string symbol = name + "_step" + std::to_string(i);
+      if (p.plan)
+        buildStepOp(builder, trainOp.getLoc(), symbol,
+                    static_cast<int64_t>(i), name, *p.plan,
+                    p.model.zero != setup.model.zero ? p.model.zero : -1);
+      else
+        buildPipelinedStepOp(builder, trainOp.getLoc(), symbol,
+                             static_cast<int64_t>(i), name, *p.pipelined);
     }
     finish(primary, pred.steps, setup.model.chip.bf16Flops);
     pred.primary = primary.outcome;

@@ -7,7 +7,8 @@
 // each plan to per-rank programs (passes/Lower/StepLowering.h) and run them
 // through the event simulator with the fabric's collective models on the
 // job's placed chips. The predictions feed the report; the primary plan of
-// each job's step 0 is added to the module as a plan.step.
+// every step of each job is added to the module as a plan.step
+// (@<job>_step<i>).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PASSES_TRAIN_TRAINPIPELINE_H
