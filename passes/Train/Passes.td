@@ -138,13 +138,20 @@ def LowerToRtPass : Pass<"plx-lower-to-rt", "::mlir::ModuleOp"> {
     the data-parallel gradient synchronisation. Compute ops carry their
     time, FLOPs and memory from the cost model of the `plx.train` the step
     names (`job`); programs carry their resident memory. The lowering never
-    re-plans: a plan it cannot run is an error on the step.
+    re-plans: a plan it cannot run is an error on the step. By default the
+    grain of the compute ops is the one plxc simulates (layersPerOpFor,
+    passes/Train/TrainPipeline.h), so the rt this pass writes is the rt
+    whose time plxc reports.
   }];
   let options = [
     Option<"stepName", "step", "std::string", "\"\"",
            "the plan.step to lower (default: the only one)">,
-    Option<"layersPerOp", "layers-per-op", "int64_t", "1",
-           "layers per compute op and per ZeRO-3 gather">,
+    Option<"layersPerOp", "layers-per-op", "int64_t", "0",
+           "layers per compute op and per ZeRO-3 gather; 0: as plxc lowers "
+           "the step it simulates (layersPerOpFor with op-budget)">,
+    Option<"opBudget", "op-budget", "int64_t", "4000000",
+           "with layers-per-op=0, the program size (ops over every rank) "
+           "above which layers are grouped into coarser ops">,
   ];
   let dependentDialects = ["::plexus::rt::RtDialect"];
 }

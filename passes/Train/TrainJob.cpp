@@ -162,9 +162,34 @@ lower::StepPlan stepPlanOf(plan::StepOp step) {
   return plan;
 }
 
+plan::Checkpointing checkpointingAttrOf(cost::Checkpointing c) {
+  switch (c) {
+  case cost::Checkpointing::None:
+    return plan::Checkpointing::none;
+  case cost::Checkpointing::Selective:
+    return plan::Checkpointing::selective;
+  case cost::Checkpointing::Full:
+    return plan::Checkpointing::full;
+  }
+  return plan::Checkpointing::selective;
+}
+
+cost::Checkpointing checkpointingOf(plan::Checkpointing c) {
+  switch (c) {
+  case plan::Checkpointing::none:
+    return cost::Checkpointing::None;
+  case plan::Checkpointing::selective:
+    return cost::Checkpointing::Selective;
+  case plan::Checkpointing::full:
+    return cost::Checkpointing::Full;
+  }
+  return cost::Checkpointing::Selective;
+}
+
 plan::StepOp buildStepOp(OpBuilder &builder, Location loc, StringRef symName,
                          int64_t index, StringRef job,
-                         const lower::StepPlan &plan, int64_t zero) {
+                         const lower::StepPlan &plan, int64_t zero,
+                         std::optional<cost::Checkpointing> checkpoint) {
   auto step = builder.create<plan::StepOp>(loc, symName, index, plan.world,
                                            plan.seconds, plan.peakMemBytes);
   if (!job.empty())
@@ -173,6 +198,9 @@ plan::StepOp buildStepOp(OpBuilder &builder, Location loc, StringRef symName,
     step.setStrategyAttr(builder.getStringAttr(plan.strategy));
   if (zero >= 0)
     step.setZeroAttr(builder.getI64IntegerAttr(zero));
+  if (checkpoint)
+    step.setCheckpointAttr(plan::CheckpointingAttr::get(
+        builder.getContext(), checkpointingAttrOf(*checkpoint)));
   step.setLengthsAttr(builder.getDenseI64ArrayAttr(plan.lengths));
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(step.getBody());

@@ -21,6 +21,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <memory>
+#include <optional>
 
 namespace plexus::train {
 
@@ -64,12 +65,17 @@ lower::RingOrders ringOrdersOf(plan::JobOp job);
 
 /// plan.step <-> lower::StepPlan. stepPlanOf reads every attribute
 /// (lengths are required for lowering; missing ones give an empty list).
-/// buildStepOp writes `zero` when it is >= 0.
+/// buildStepOp writes `zero` when it is >= 0 and `checkpoint` when set.
 lower::StepPlan stepPlanOf(plan::StepOp step);
 plan::StepOp buildStepOp(mlir::OpBuilder &builder, mlir::Location loc,
                          llvm::StringRef symName, int64_t index,
                          llvm::StringRef job, const lower::StepPlan &plan,
-                         int64_t zero = -1);
+                         int64_t zero = -1,
+                         std::optional<cost::Checkpointing> checkpoint = {});
+
+/// The plan dialect's name for a checkpointing mode, and back.
+plan::Checkpointing checkpointingAttrOf(cost::Checkpointing c);
+cost::Checkpointing checkpointingOf(plan::Checkpointing c);
 
 } // namespace plexus::train
 

@@ -380,13 +380,19 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
                        "sequence by its length");
       return signalPassFailure();
     }
-    if (layersPerOp < 1) {
-      module.emitError("plx-lower-to-rt: layers-per-op must be at least 1");
+    if (layersPerOp < 0 || opBudget < 1) {
+      module.emitError("plx-lower-to-rt: layers-per-op must be 0 (as plxc "
+                       "simulates) or at least 1, and op-budget at least "
+                       "1; got ")
+          << static_cast<int64_t>(layersPerOp) << " and "
+          << static_cast<int64_t>(opBudget);
       return signalPassFailure();
     }
     lower::TrainModel model = train::trainSetupOf(*ops).model;
     if (step.getZero())
       model.zero = *step.getZero();
+    if (step.getCheckpoint())
+      model.checkpointing = train::checkpointingOf(*step.getCheckpoint());
     lower::LoweringOptions options;
     options.layersPerOp = layersPerOp;
     lower::LoweredStep lowered;
@@ -401,9 +407,14 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
             if (slice.begin > 0)
               cuts.push_back({slice.sequence, slice.begin});
       llvm::sort(cuts);
+      if (layersPerOp == 0)
+        options.layersPerOp = train::layersPerOpFor(plan, model, opBudget);
       lowered = lower::lowerPipelinedStep(plan, model, options);
     } else {
-      lowered = lower::lowerStep(train::stepPlanOf(step), model, options);
+      lower::StepPlan plan = train::stepPlanOf(step);
+      if (layersPerOp == 0)
+        options.layersPerOp = train::layersPerOpFor(plan, model, opBudget);
+      lowered = lower::lowerStep(plan, model, options);
     }
     if (!lowered.ok()) {
       step.emitOpError("cannot be lowered: ") << lowered.error;

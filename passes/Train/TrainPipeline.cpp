@@ -814,9 +814,12 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       const baselines::NamedPlan &p = stepPlans[i];
       const std::string symbol = name + "_step" + std::to_string(i);
       if (p.plan)
-        buildStepOp(builder, trainOp.getLoc(), symbol,
-                    static_cast<int64_t>(i), name, *p.plan,
-                    p.model.zero != setup.model.zero ? p.model.zero : -1);
+        buildStepOp(
+            builder, trainOp.getLoc(), symbol, static_cast<int64_t>(i), name,
+            *p.plan, p.model.zero != setup.model.zero ? p.model.zero : -1,
+            p.model.checkpointing != setup.model.checkpointing
+                ? std::optional<cost::Checkpointing>(p.model.checkpointing)
+                : std::nullopt);
       else
         buildPipelinedStepOp(builder, trainOp.getLoc(), symbol,
                              static_cast<int64_t>(i), name, *p.pipelined);

@@ -43,6 +43,40 @@
 // SIM: module attributes {plx.sim.bubble_fraction = {{.*}}, plx.sim.flops = {{.*}}, plx.sim.mfu = {{.*}}, plx.sim.step_time = {{.*}}}
 // SIM: rt.program @rank_0 rank 0 resident {{[0-9]+}} attributes {{{.*}}plx.sim.peak_mem = {{[1-9][0-9]*}} : i64}
 
+// The grain of the compute ops is the one plxc simulates (layersPerOpFor):
+// 8 ops x 4 layers x 1 micro-batch x 4 ranks = 128 estimated ops, so a
+// budget of 128 keeps one layer per op and a budget of 100 takes
+// ceil(128 / 100) = 2 layers per op (forward ops over [0, 2) and [2, 4)).
+// RUN: plx-opt %s -plx-lower-to-rt=op-budget=128 | FileCheck %s --check-prefix=FINE
+// FINE: rt.compute fwd layers [0, 1) stage 0 seqs [2, 7]
+// FINE: rt.compute fwd layers [1, 2) stage 0 seqs [2, 7]
+// RUN: plx-opt %s -plx-lower-to-rt=op-budget=100 | FileCheck %s --check-prefix=COARSE
+// The ZeRO-3 gathers take the same grain: one per two layers.
+// COARSE:     rt.compute fwd layers [0, 2) stage 0 seqs [2, 7]
+// COARSE:     rt.compute fwd layers [2, 4) stage 0 seqs [2, 7]
+// COARSE-NEXT: rt.all_gather group "zero:0-3" [0, 1, 2, 3] bytes {{[0-9]+}} async layers [2, 4)
+// COARSE-NOT: layers [1, 2)
+// A layer count fixes the grain whatever the budget.
+// RUN: plx-opt %s -plx-lower-to-rt='op-budget=100 layers-per-op=1' | FileCheck %s --check-prefix=FINE
+// RUN: not plx-opt %s -plx-lower-to-rt=layers-per-op=-1 2>&1 | FileCheck %s --check-prefix=GRAIN
+// GRAIN: error: plx-lower-to-rt: layers-per-op must be 0 (as plxc simulates) or at least 1, and op-budget at least 1; got -1 and 4000000
+
+// A step that assumes full checkpointing (`checkpoint full`, as plxc writes
+// when a searched plan picks it) is lowered with it: the backward
+// recomputes each layer's whole forward (the same FLOPs as the forward and
+// the forward's 512 KiB of kept input grown to the layer's full
+// activations), where the job's selective mode recomputes only the
+// attention core.
+// RUN: sed -e 's/strategy "static-sp-2"/strategy "static-sp-2" checkpoint full/' %s | plx-opt -plx-lower-to-rt | FileCheck %s --check-prefix=FULL
+// FULL-LABEL: rt.program @rank_0
+// FULL:       rt.compute fwd layers [0, 1) stage 0 seqs [2, 7] time {{.*}} flops [[F:[0-9.]+]] mem 524288
+// FULL:       rt.compute recompute layers [3, 4) stage 0 seqs [2, 7] time {{.*}} flops [[F]] mem
+// RUN: plx-opt %s -plx-lower-to-rt | FileCheck %s --check-prefix=SELECTIVE
+// SELECTIVE-LABEL: rt.program @rank_0
+// SELECTIVE:       rt.compute fwd layers [0, 1) stage 0 seqs [2, 7] time {{.*}} flops [[F:[0-9.]+]]
+// SELECTIVE-NOT:   rt.compute recompute layers [3, 4) stage 0 seqs [2, 7] time {{.*}} flops [[F]]
+// SELECTIVE:       rt.compute recompute layers [3, 4) stage 0 seqs [2, 7]
+
 module {
   plx.model @small <layers = 4, hidden = 256, heads = 4, kv_heads = 2, head_dim = 64, ffn = 1024, vocab = 1000>
   plx.dataset @short #plx.histogram<bounds = [255, 256, 1023, 1024], weights = [0.0, 3.0, 0.0, 1.0]> clamp 2048 padding 1 overlong drop

@@ -15,6 +15,13 @@ include "mlir/IR/SymbolInterfaces.td"
 // plan.step
 //===----------------------------------------------------------------------===//
 
+def Plan_Checkpointing : I32EnumAttr<"Checkpointing",
+    "activation checkpointing of a step of micro-batches", [
+    I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"selective", 1>,
+    I32EnumAttrCase<"full", 2>]> {
+  let cppNamespace = "::plexus::plan";
+}
+
 def Plan_StepOp : Plan_Op<"step", [
     Symbol, IsolatedFromAbove, SingleBlock, NoTerminator]> {
   let summary = "One training step: its micro-batches or pipelines in order";
@@ -42,6 +49,12 @@ def Plan_StepOp : Plan_Op<"step", [
       `pp4-tp8-1f1b`, `flexsp`, ...), shown by reports.
     - `zero`: the ZeRO stage (0..3) the plan assumes, when it differs from
       the job's (Megatron-style baselines use ZeRO-1).
+    - `checkpoint`: the activation checkpointing (`none`, `selective`,
+      `full`) a step of micro-batches assumes, when it differs from the
+      job's (a searched strategy may pick full checkpointing to fit);
+      `plx-lower-to-rt` lowers with it, so the programs are the ones the
+      plan was costed and simulated with. Pipelined steps say it per chunk
+      (`plan.remat`).
     - `lengths`: the token count of each sequence id of the step (id i has
       `lengths[i]` tokens, each at least 1); every id a group or chunk
       lists must have a length.
@@ -96,13 +109,14 @@ def Plan_StepOp : Plan_Op<"step", [
                        OptionalAttr<StrAttr>:$strategy,
                        OptionalAttr<DenseI64ArrayAttr>:$lengths,
                        OptionalAttr<Plan_Int64Attr>:$zero,
+                       OptionalAttr<Plan_Checkpointing>:$checkpoint,
                        OptionalAttr<Plan_F64Attr>:$bubble);
   let regions = (region SizedRegion<1>:$bodyRegion);
   let assemblyFormat = [{
     $sym_name `index` $index `world` $world_size
     `time` custom<Decimal>($time) `peak_mem` $peak_mem
     (`job` $job^)? (`strategy` $strategy^)? (`zero` $zero^)?
-    (`lengths` $lengths^)? (`bubble` custom<Decimal>($bubble)^)?
+    (`checkpoint` $checkpoint^)? (`lengths` $lengths^)? (`bubble` custom<Decimal>($bubble)^)?
     attr-dict-with-keyword $bodyRegion
   }];
   let skipDefaultBuilders = 1;

@@ -365,3 +365,10 @@ plan.step @s index 0 world 1 time 1.0 peak_mem 0 zero 4 {
     plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
   }
 }
+
+// -----
+
+// A checkpointing the dialect does not know.
+// expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'checkpoint' [none, selective, full]}}
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 checkpoint most {
+}

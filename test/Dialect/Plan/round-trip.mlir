@@ -91,6 +91,21 @@ plan.step @annotated index 0 world 1 time 1.0 peak_mem 8 attributes {plan.note =
   }
 }
 
+// A step whose plan assumes another checkpointing than its job's: the
+// typed `checkpoint` keyword (none, selective, full) round-trips.
+// CHECK-LABEL: plan.step @full_ckpt index 0 world 2 time 1.0 peak_mem 10 strategy "best-static:static-sp-2" zero 3 checkpoint full lengths [8] {
+plan.step @full_ckpt index 0 world 2 time 1.0 peak_mem 10 strategy "best-static:static-sp-2" zero 3 checkpoint full lengths [8] {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 2 ranks [0, 1] seqs [0] time 1.0 mem 10
+  }
+}
+// CHECK-LABEL: plan.step @no_ckpt index 0 world 2 time 1.0 peak_mem 10 checkpoint none {
+plan.step @no_ckpt index 0 world 2 time 1.0 peak_mem 10 checkpoint none {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 2 ranks [0, 1] seqs [0] time 1.0 mem 10
+  }
+}
+
 // A step naming its job, strategy, ZeRO stage and sequence lengths, with
 // Megatron-style and pipelined groups.
 // CHECK-LABEL: plan.step @tp_cp index 0 world 16 time 3.0 peak_mem 2000 job @train strategy "megatron-tp4-cp2" zero 1 lengths [4096, 100, 7] {
