@@ -10,6 +10,11 @@ namespace plexus::servejob {
 
 #define GEN_PASS_REGISTRATION
 #include "passes/ServeJob/Passes.h.inc"
+
+/// Registers `plx-serve-pipeline-default`: plx-serve-pipeline with the
+/// strategy's own wave interval, the stage plxc runs on a spec's serve jobs
+/// (it writes the same plan.serve_layout and plan.serve_policy).
+void registerServePipelines();
 } // namespace plexus::servejob
 
 #endif // PLEXUS_PASSES_SERVEJOB_PASSES_H

@@ -11,6 +11,8 @@
 #include "passes/ServeJob/ServePipeline.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 
 #include <string>
 
@@ -73,3 +75,13 @@ struct ServePipelinePass
 };
 
 } // namespace
+
+void plexus::servejob::registerServePipelines() {
+  PassPipelineRegistration<>(
+      "plx-serve-pipeline-default",
+      "plxc's stage for serve jobs: plx-serve-pipeline with the strategy's "
+      "wave interval",
+      [](OpPassManager &pm) {
+        pm.addPass(servejob::createServePipelinePass());
+      });
+}

@@ -10,6 +10,10 @@ namespace plexus::train {
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Train/Passes.h.inc"
+
+/// Registers `plx-train-pipeline`: plx-instantiate, plx-place and
+/// plx-predict-train, the stages plxc runs on a spec's train jobs.
+void registerTrainPipelines();
 } // namespace plexus::train
 
 #endif // PLEXUS_PASSES_TRAIN_PASSES_H

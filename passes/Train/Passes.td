@@ -156,4 +156,33 @@ def LowerToRtPass : Pass<"plx-lower-to-rt", "::mlir::ModuleOp"> {
   let dependentDialects = ["::plexus::rt::RtDialect"];
 }
 
+def PredictTrainPass : Pass<"plx-predict-train", "::mlir::ModuleOp"> {
+  let summary = "Plan, judge and predict every training job (plxc's train pipeline)";
+  let description = [{
+    What plxc runs on each `plx.train` of a placed module
+    (passes/Train/TrainPipeline.h): every step's batch is planned with the
+    job's strategy (its planner's plan and the static layouts it
+    generalises) and with every standard baseline, each plan is lowered and
+    simulated on the job's placed chips with contention, memory is checked
+    on every rank, and the job's plan is the fastest feasible one its
+    strategy admits. Every step's chosen plan is added as a `plan.step`
+    (`@<job>_step<i>`), and the job's prediction (the fields of plxc's JSON
+    report for the job: plan, planned, surrogate and predicted step times,
+    MFU, memory, bound, efficiency, baselines) is attached to the
+    `plx.train` as the dictionary attribute `plan.prediction`. A job that
+    cannot be planned is an error on the job; the pass then fails after
+    the other jobs are planned.
+
+    Run it after `plx-instantiate` and `plx-place`, or as the registered
+    pipeline `plx-train-pipeline`.
+  }];
+  let options = [
+    Option<"maxSimulatedRanks", "max-simulated-ranks", "int64_t", "4096",
+           "jobs of more ranks are neither planned nor simulated">,
+    Option<"contention", "contention", "bool", "true",
+           "simulate link contention between concurrent transfers">,
+  ];
+  let dependentDialects = ["::plexus::plan::PlanDialect"];
+}
+
 #endif // PLEXUS_PASSES_TRAIN_PASSES_TD

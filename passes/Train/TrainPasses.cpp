@@ -18,6 +18,10 @@
 #include "passes/Train/TrainPipeline.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "passes/Instantiate/Passes.h"
+#include "passes/Placement/Passes.h"
 
 namespace plexus::train {
 #define GEN_PASS_DEF_ADAPTIVESPPASS
@@ -25,6 +29,7 @@ namespace plexus::train {
 #define GEN_PASS_DEF_DYNAMICPPPASS
 #define GEN_PASS_DEF_PLANSTATICPASS
 #define GEN_PASS_DEF_LOWERTORTPASS
+#define GEN_PASS_DEF_PREDICTTRAINPASS
 #include "passes/Train/Passes.h.inc"
 } // namespace plexus::train
 
@@ -560,4 +565,83 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
   }
 };
 
+
+/// A JSON value as an attribute: objects as dictionaries, arrays as arrays,
+/// integers as i64, other numbers as f64, strings, booleans and null as a
+/// unit attribute.
+Attribute attributeOf(MLIRContext *context, const nlohmann::ordered_json &j) {
+  Builder b(context);
+  switch (j.type()) {
+  case nlohmann::ordered_json::value_t::object: {
+    SmallVector<NamedAttribute> fields;
+    for (auto it = j.begin(); it != j.end(); ++it)
+      fields.push_back(
+          b.getNamedAttr(it.key(), attributeOf(context, it.value())));
+    return b.getDictionaryAttr(fields);
+  }
+  case nlohmann::ordered_json::value_t::array: {
+    SmallVector<Attribute> items;
+    for (const nlohmann::ordered_json &v : j)
+      items.push_back(attributeOf(context, v));
+    return b.getArrayAttr(items);
+  }
+  case nlohmann::ordered_json::value_t::string:
+    return b.getStringAttr(j.get<std::string>());
+  case nlohmann::ordered_json::value_t::boolean:
+    return b.getBoolAttr(j.get<bool>());
+  case nlohmann::ordered_json::value_t::number_integer:
+  case nlohmann::ordered_json::value_t::number_unsigned:
+    return b.getI64IntegerAttr(j.get<int64_t>());
+  case nlohmann::ordered_json::value_t::number_float:
+    return b.getF64FloatAttr(j.get<double>());
+  default:
+    return b.getUnitAttr();
+  }
+}
+
+struct PredictTrainPass
+    : train::impl::PredictTrainPassBase<PredictTrainPass> {
+  using PredictTrainPassBase::PredictTrainPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (maxSimulatedRanks < 1) {
+      module.emitError("plx-predict-train: max-simulated-ranks must be at "
+                       "least 1, got ")
+          << static_cast<int64_t>(maxSimulatedRanks);
+      return signalPassFailure();
+    }
+    train::PipelineOptions options;
+    options.maxSimulatedRanks = maxSimulatedRanks;
+    options.contention = contention;
+    FailureOr<std::vector<train::TrainPrediction>> predictions =
+        train::predictTrainJobs(module, options);
+    if (failed(predictions))
+      return signalPassFailure();
+    bool failedJob = false;
+    for (const train::TrainPrediction &p : *predictions) {
+      auto trainOp = dyn_cast_or_null<plx::TrainOp>(
+          SymbolTable::lookupSymbolIn(module, p.job));
+      if (trainOp)
+        trainOp->setAttr("plan.prediction",
+                         attributeOf(&getContext(), train::predictionJson(p)));
+      failedJob = failedJob || !p.error.empty();
+    }
+    if (failedJob)
+      signalPassFailure();
+  }
+};
+
 } // namespace
+
+void plexus::train::registerTrainPipelines() {
+  PassPipelineRegistration<>(
+      "plx-train-pipeline",
+      "plxc's stages for train jobs: plx-instantiate, plx-place, "
+      "plx-predict-train",
+      [](OpPassManager &pm) {
+        pm.addPass(instantiate::createInstantiatePass());
+        pm.addPass(placement::createPlacePass());
+        pm.addPass(train::createPredictTrainPass());
+      });
+}

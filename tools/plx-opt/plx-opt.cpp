@@ -1,7 +1,8 @@
 //===- plx-opt.cpp - Plexus' opt-style pass driver ------------------------===//
 //
-// MlirOptMain with the plx, plan and rt dialects and Plexus' passes, plus
-// the upstream canonicalize, cse and symbol-dce passes.
+// MlirOptMain with the plx, plan and rt dialects, Plexus' passes and its
+// registered pipelines (plx-train-pipeline, plx-serve-pipeline-default),
+// plus the upstream canonicalize, cse and symbol-dce passes.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Registration.h"
@@ -24,6 +25,8 @@ int main(int argc, char **argv) {
   plexus::servejob::registerServeJobPasses();
   plexus::sim::registerSimulatePasses();
   plexus::train::registerTrainPasses();
+  plexus::train::registerTrainPipelines();
+  plexus::servejob::registerServePipelines();
 
   mlir::DialectRegistry registry;
   plexus::registerAllDialects(registry);

@@ -216,6 +216,10 @@ bool writeProgramFiles(mlir::ModuleOp module, const std::string &dir) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // MLIR's pass-manager debugging (--mlir-print-ir-after-all,
+  // --mlir-print-ir-before=..., --mlir-timing, ...) on plxc's own pass
+  // managers; not listed by --help (docs/DEVELOPING.md).
+  mlir::registerPassManagerCLOptions();
   cl::HideUnrelatedOptions(plxcCategory);
   cl::SetVersionPrinter(printVersion);
   cl::ParseCommandLineOptions(
@@ -278,7 +282,8 @@ int main(int argc, char **argv) {
     mlir::PassManager pm(&context);
     pm.addPass(plexus::instantiate::createInstantiatePass());
     pm.addPass(plexus::placement::createPlacePass());
-    if (mlir::failed(pm.run(*module)))
+    if (mlir::failed(mlir::applyPassManagerCLOptions(pm)) ||
+        mlir::failed(pm.run(*module)))
       return false;
     plexus::train::PipelineOptions options;
     options.tracePath = tracePath;
