@@ -48,8 +48,17 @@ def AdaptiveSpPass : Pass<"plx-adaptive-sp", "::mlir::ModuleOp"> {
     needs. Needs `plx-instantiate` and `plx-place` first.
   }];
   let options = [
-    Option<"mode", "mode", "std::string", "\"adaptive\"",
-           "adaptive, static or best_homogeneous">,
+    Option<"mode", "mode", "::plexus::adaptivesp::SpStrategy",
+           "::plexus::adaptivesp::SpStrategy::Adaptive",
+           "which plan to make",
+           [{::llvm::cl::values(
+             clEnumValN(::plexus::adaptivesp::SpStrategy::Adaptive,
+                        "adaptive", "FlexSP's heterogeneous groups"),
+             clEnumValN(::plexus::adaptivesp::SpStrategy::Static, "static",
+                        "one degree (degree=D) for the whole batch"),
+             clEnumValN(::plexus::adaptivesp::SpStrategy::BestHomogeneous,
+                        "best_homogeneous",
+                        "the best single degree of each batch"))}]>,
     Option<"degree", "degree", "int64_t", "0",
            "the SP degree of mode=static">,
     Option<"timeLimit", "time-limit", "double", "10",
@@ -85,10 +94,20 @@ def DynamicPpPass : Pass<"plx-dynamic-pp", "::mlir::ModuleOp"> {
     Needs `plx-instantiate` and `plx-place` first.
   }];
   let options = [
-    Option<"mode", "mode", "std::string", "\"dynamic\"",
-           "dynamic, packed or even">,
-    Option<"checkpoint", "checkpoint", "std::string", "\"adaptive\"",
-           "adaptive, none, full or uniform">,
+    Option<"mode", "mode", "::plexus::dpp::ChunkingMode",
+           "::plexus::dpp::ChunkingMode::WorkloadBalanced",
+           "how sequences become chunks",
+           [{::llvm::cl::values(
+             clEnumValN(::plexus::dpp::ChunkingMode::WorkloadBalanced,
+                        "dynamic", "DPP's workload-balanced chunks"),
+             clEnumValN(::plexus::dpp::ChunkingMode::Packed, "packed",
+                        "whole sequences only (batch-level 1F1B)"),
+             clEnumValN(::plexus::dpp::ChunkingMode::EvenTokens, "even",
+                        "slices of equal tokens (Seq1F1B-like)"))}]>,
+    Option<"checkpoint", "checkpoint", "::plexus::ckpt::CheckpointStrategy",
+           "::plexus::ckpt::CheckpointStrategy::Adaptive",
+           "how the stages checkpoint their chunks",
+           [{PLEXUS_CHECKPOINT_STRATEGY_VALUES}]>,
     Option<"spDegree", "sp", "int64_t", "0",
            "Ulysses degree per stage (0: the job's sp, else a node)">,
     Option<"minSlices", "min-slices", "int64_t", "1",
@@ -115,8 +134,10 @@ def CheckpointPass : Pass<"plx-checkpoint", "::mlir::ModuleOp"> {
     and the chunks.
   }];
   let options = [
-    Option<"strategy", "strategy", "std::string", "\"adaptive\"",
-           "adaptive, none, full or uniform">,
+    Option<"strategy", "strategy", "::plexus::ckpt::CheckpointStrategy",
+           "::plexus::ckpt::CheckpointStrategy::Adaptive",
+           "how the stages checkpoint their chunks",
+           [{PLEXUS_CHECKPOINT_STRATEGY_VALUES}]>,
     Option<"layers", "layers", "int64_t", "-1",
            "strategy=uniform: the layer count (-1: the least that fits)">,
     Option<"gap", "gap", "double", "0.02",

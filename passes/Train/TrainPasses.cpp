@@ -148,19 +148,15 @@ struct AdaptiveSpPass : train::impl::AdaptiveSpPassBase<AdaptiveSpPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     adaptivesp::AdaptiveSpOptions options;
-    if (mode == "adaptive") {
-      options.strategy = adaptivesp::SpStrategy::Adaptive;
-    } else if (mode == "best_homogeneous") {
-      options.strategy = adaptivesp::SpStrategy::BestHomogeneous;
-    } else if (mode == "static" && degree >= 1) {
-      options.strategy = adaptivesp::SpStrategy::Static;
+    options.strategy = mode;
+    if (mode == adaptivesp::SpStrategy::Static) {
+      if (degree < 1) {
+        module.emitError("plx-adaptive-sp: mode=static needs degree=D >= "
+                         "1, got degree=")
+            << static_cast<int64_t>(degree);
+        return signalPassFailure();
+      }
       options.staticDegree = degree;
-    } else {
-      module.emitError("plx-adaptive-sp: mode must be adaptive, "
-                       "best_homogeneous or static (with degree=D >= 1), "
-                       "got mode=")
-          << mode << " degree=" << static_cast<int64_t>(degree);
-      return signalPassFailure();
     }
     if (!(timeLimit > 0)) {
       module.emitError("plx-adaptive-sp: time-limit must be positive");
@@ -168,10 +164,11 @@ struct AdaptiveSpPass : train::impl::AdaptiveSpPassBase<AdaptiveSpPass> {
     }
     options.milp.timeLimitSeconds = timeLimit;
     options.allowSp1 = allowSp1;
-    const std::string name = mode == "adaptive" ? "flexsp"
-                             : mode == "static"
-                                 ? "static-sp-" + std::to_string(degree)
-                                 : "best-homogeneous-sp";
+    const std::string name =
+        mode == adaptivesp::SpStrategy::Adaptive ? "flexsp"
+        : mode == adaptivesp::SpStrategy::Static
+            ? "static-sp-" + std::to_string(degree)
+            : "best-homogeneous-sp";
     if (failed(planEachStep(module, [&](plx::TrainOp,
                                         const baselines::TrainSetup &setup,
                                         const std::vector<int64_t> &lengths,
@@ -188,25 +185,6 @@ struct AdaptiveSpPass : train::impl::AdaptiveSpPassBase<AdaptiveSpPass> {
   }
 };
 
-/// The checkpointing strategy a pass option names; otherwise an error on
-/// the module, "<pass>: <option> must be adaptive, none, full or uniform".
-std::optional<ckpt::CheckpointStrategy>
-checkpointStrategyNamed(ModuleOp module, StringRef pass, StringRef option,
-                        StringRef s) {
-  if (s == "adaptive")
-    return ckpt::CheckpointStrategy::Adaptive;
-  if (s == "none")
-    return ckpt::CheckpointStrategy::None;
-  if (s == "full")
-    return ckpt::CheckpointStrategy::Full;
-  if (s == "uniform")
-    return ckpt::CheckpointStrategy::Uniform;
-  module.emitError(pass) << ": " << option
-                         << " must be adaptive, none, full or uniform, got '"
-                         << s << "'";
-  return std::nullopt;
-}
-
 struct DynamicPpPass : train::impl::DynamicPpPassBase<DynamicPpPass> {
   using DynamicPpPassBase::DynamicPpPassBase;
 
@@ -214,28 +192,21 @@ struct DynamicPpPass : train::impl::DynamicPpPassBase<DynamicPpPass> {
     ModuleOp module = getOperation();
     dpp::DppOptions options;
     std::string name;
-    if (mode == "dynamic") {
-      options.chunkingMode = dpp::ChunkingMode::WorkloadBalanced;
+    options.chunkingMode = mode;
+    switch (static_cast<dpp::ChunkingMode>(mode)) {
+    case dpp::ChunkingMode::WorkloadBalanced:
       name = "dpp";
-    } else if (mode == "packed") {
-      options.chunkingMode = dpp::ChunkingMode::Packed;
+      break;
+    case dpp::ChunkingMode::Packed:
       name = "packed-1f1b";
-    } else if (mode == "even") {
-      options.chunkingMode = dpp::ChunkingMode::EvenTokens;
+      break;
+    case dpp::ChunkingMode::EvenTokens:
       name = "seq1f1b";
-    } else {
-      module.emitError("plx-dynamic-pp: mode must be dynamic, packed or even, "
-                       "got '")
-          << mode << "'";
-      return signalPassFailure();
+      break;
     }
-    std::optional<ckpt::CheckpointStrategy> ck = checkpointStrategyNamed(
-        module, "plx-dynamic-pp", "checkpoint", checkpoint);
-    if (!ck)
-      return signalPassFailure();
-    options.checkpointing = *ck;
-    if (checkpoint != "adaptive")
-      name += "-ckpt-" + checkpoint;
+    options.checkpointing = checkpoint;
+    if (checkpoint != ckpt::CheckpointStrategy::Adaptive)
+      name += std::string("-ckpt-") + ckpt::strategyName(checkpoint);
     if (minSlices < 1 || maxSlices < minSlices) {
       module.emitError("plx-dynamic-pp: need 1 <= min-slices <= max-slices, "
                        "got ")
@@ -274,10 +245,7 @@ struct CheckpointPass : train::impl::CheckpointPassBase<CheckpointPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<ckpt::CheckpointStrategy> ck =
-        checkpointStrategyNamed(module, "plx-checkpoint", "strategy", strategy);
-    if (!ck)
-      return signalPassFailure();
+    const ckpt::CheckpointStrategy ck = strategy;
     if (!(gap >= 0 && gap < 1)) {
       module.emitError("plx-checkpoint: gap must lie in [0, 1)");
       return signalPassFailure();
@@ -288,7 +256,7 @@ struct CheckpointPass : train::impl::CheckpointPassBase<CheckpointPass> {
     for (auto step : llvm::to_vector(module.getOps<plan::StepOp>())) {
       if (!train::isPipelinedStep(step))
         continue;
-      if (failed(replan(module, step, *ck, options)))
+      if (failed(replan(module, step, ck, options)))
         return signalPassFailure();
     }
   }

@@ -32,7 +32,11 @@
 // HOMO: strategy "best-homogeneous-sp"
 
 // RUN: not plx-opt %s -plx-adaptive-sp=mode=static 2>&1 | FileCheck %s --check-prefix=MODE
-// MODE: error: plx-adaptive-sp: mode must be adaptive, best_homogeneous or static (with degree=D >= 1), got mode=static degree=0
+// MODE: error: plx-adaptive-sp: mode=static needs degree=D >= 1, got degree=0
+// The modes are a typed option: an unknown one is refused by the option
+// parser.
+// RUN: not plx-opt %s -plx-adaptive-sp=mode=wide 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: for the --mode option: Cannot find option named 'wide'!
 
 module {
   plx.model @gpt1b <layers = 8, hidden = 2048, heads = 16, kv_heads = 16, head_dim = 128, ffn = 8192, vocab = 50257, mlp = gelu>

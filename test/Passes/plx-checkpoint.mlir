@@ -31,7 +31,7 @@
 
 // Bad options.
 // RUN: not plx-opt %s -plx-checkpoint=strategy=most 2>&1 | FileCheck %s --check-prefix=STRATEGY
-// STRATEGY: error: plx-checkpoint: strategy must be adaptive, none, full or uniform, got 'most'
+// STRATEGY: for the --strategy option: Cannot find option named 'most'!
 // RUN: not plx-opt %s -plx-checkpoint=gap=1.5 2>&1 | FileCheck %s --check-prefix=GAP
 // GAP: error: plx-checkpoint: gap must lie in [0, 1)
 
