@@ -5,8 +5,9 @@ Usage: check-pass-tests.py SOURCE_DIR
 
 For every `Pass<"name", ...>` declared in passes/*/Passes.td, the file
 test/Passes/<name>.mlir must exist and hold a RUN line that feeds the file
-itself to plx-opt with that pass (`plx-opt %s ... -<name>`), so the pass is
-tested on IR given as input, not only behind a chain of earlier passes.
+itself to plx-opt with that pass and no other Plexus pass, not expecting
+failure (`plx-opt %s ... -<name>`), so the pass is tested alone on IR given
+as input, not only behind a chain of earlier passes.
 Prints one line per pass without one and `N passed, M failed`.
 """
 import glob
@@ -24,11 +25,18 @@ def passes(source):
 
 
 def runs_alone(path, name):
+    """A RUN line, not expecting failure, that feeds the file to plx-opt with
+    this pass and no other Plexus pass."""
     if not os.path.exists(path):
         return False
     for line in open(path, encoding="utf-8"):
-        if "RUN:" in line and re.search(r"plx-opt %s\b", line) and \
-                re.search(r"(^|\s|')-" + re.escape(name) + r"(\b|=|')", line):
+        if "RUN:" not in line:
+            continue
+        m = re.search(r"(\bnot\s+)?plx-opt %s\b([^|]*)", line)
+        if not m or m.group(1):
+            continue
+        passes = set(re.findall(r"(?:^|[\s'])-(plx-[a-z0-9-]+)", m.group(2)))
+        if passes == {name}:
             return True
     return False
 

@@ -92,7 +92,9 @@ int64_t polishPlan(const SequenceTimeTable &t, SearchPlan &plan,
 /// Iterated local search from `plan` (already polished): `rounds` times, a
 /// copy of the current plan is kicked by one to four random changes (move
 /// a sequence to another group of any micro-batch, or to a new group of
-/// the smallest degree that holds it on a micro-batch's idle GPUs; swap
+/// the smallest degree that holds it on a micro-batch's unused GPUs (plans
+/// whose degrees sum to less than N; the planner's give idle GPUs empty
+/// groups, which the move reaches); swap
 /// two sequences of different groups; split a group into two of half the
 /// degree; merge two groups of a micro-batch of equal degree; memory and the
 /// candidate degrees always kept, no group emptied) and polished (polishPlan,

@@ -50,7 +50,7 @@ def AdaptiveSpPass : Pass<"plx-adaptive-sp", "::mlir::ModuleOp"> {
   let options = [
     Option<"mode", "mode", "::plexus::adaptivesp::SpStrategy",
            "::plexus::adaptivesp::SpStrategy::Adaptive",
-           "which plan to make",
+           "which plan to make: adaptive, static or best_homogeneous",
            [{::llvm::cl::values(
              clEnumValN(::plexus::adaptivesp::SpStrategy::Adaptive,
                         "adaptive", "FlexSP's heterogeneous groups"),
@@ -96,7 +96,7 @@ def DynamicPpPass : Pass<"plx-dynamic-pp", "::mlir::ModuleOp"> {
   let options = [
     Option<"mode", "mode", "::plexus::dpp::ChunkingMode",
            "::plexus::dpp::ChunkingMode::WorkloadBalanced",
-           "how sequences become chunks",
+           "how sequences become chunks: dynamic, packed or even",
            [{::llvm::cl::values(
              clEnumValN(::plexus::dpp::ChunkingMode::WorkloadBalanced,
                         "dynamic", "DPP's workload-balanced chunks"),
@@ -106,7 +106,8 @@ def DynamicPpPass : Pass<"plx-dynamic-pp", "::mlir::ModuleOp"> {
                         "slices of equal tokens (Seq1F1B-like)"))}]>,
     Option<"checkpoint", "checkpoint", "::plexus::ckpt::CheckpointStrategy",
            "::plexus::ckpt::CheckpointStrategy::Adaptive",
-           "how the stages checkpoint their chunks",
+           "how the stages checkpoint their chunks: adaptive, none, full or "
+           "uniform",
            [{PLEXUS_CHECKPOINT_STRATEGY_VALUES}]>,
     Option<"spDegree", "sp", "int64_t", "0",
            "Ulysses degree per stage (0: the job's sp, else a node)">,
@@ -136,7 +137,8 @@ def CheckpointPass : Pass<"plx-checkpoint", "::mlir::ModuleOp"> {
   let options = [
     Option<"strategy", "strategy", "::plexus::ckpt::CheckpointStrategy",
            "::plexus::ckpt::CheckpointStrategy::Adaptive",
-           "how the stages checkpoint their chunks",
+           "how the stages checkpoint their chunks: adaptive, none, full or "
+           "uniform",
            [{PLEXUS_CHECKPOINT_STRATEGY_VALUES}]>,
     Option<"layers", "layers", "int64_t", "-1",
            "strategy=uniform: the layer count (-1: the least that fits)">,

@@ -1,7 +1,9 @@
 """Compares plan.prediction attributes that plx-opt --plx-train-pipeline
 (or -plx-predict-train) attached to each plx.train with plxc's JSON report
-of the same spec: every field of plxc's job object, numbers exactly (the
-same doubles, printed two ways), must be in the attribute.
+of the same spec: every field of plxc's job object but the spec's echo
+(name, kind, batch, steps, seed, model, data, fabric) and the solver's wall
+time must be in the attribute, numbers exactly (the same doubles, printed
+two ways).
 
 Usage: compare-prediction.py IR.mlir REPORT.json
 Prints `same prediction for N jobs` or the first difference.

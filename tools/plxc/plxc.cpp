@@ -341,8 +341,8 @@ int main(int argc, char **argv) {
   };
 
   if (emit == Emit::Plan) {
-    // Every job's ranks, communicators and placement, and each train job's
-    // planned step 0.
+    // Every job's ranks, communicators and placement, each train job's
+    // planned steps and each serve job's plan.
     nlohmann::ordered_json predictions = nlohmann::ordered_json::object();
     if (!runPipeline(predictions))
       return 1;

@@ -155,8 +155,13 @@ LogicalResult StepOp::verify() {
 
 LogicalResult StepOp::verifyRegions() {
   // A step planned by DPP holds pipelines instead (PlanPipelineOps.cpp).
-  if (!getBody()->getOps<PipelineOp>().empty())
+  if (!getBody()->getOps<PipelineOp>().empty()) {
+    if (getCheckpoint())
+      return emitOpError("is a step of pipelines, which checkpoint per chunk "
+                         "(plan.remat); `checkpoint` is for steps of "
+                         "micro-batches");
     return verifyPipelinedRegions();
+  }
   auto microbatches = llvm::to_vector(getBody()->getOps<MicrobatchOp>());
   if (microbatches.empty())
     return emitOpError("holds no micro-batch; a step runs at least one "

@@ -603,3 +603,14 @@ plan.step @s index 0 world 1 time 1.5 peak_mem 0 {
 // expected-error @+1 {{'plan.step' op holds no micro-batch; a step runs at least one micro-batch or pipeline}}
 plan.step @s index 0 world 1 time 1.0 peak_mem 0 {
 }
+
+// -----
+
+// A step of pipelines checkpoints per chunk (plan.remat), not with the
+// step-wide `checkpoint` of a step of micro-batches.
+// expected-error @+1 {{'plan.step' op is a step of pipelines, which checkpoint per chunk (plan.remat); `checkpoint` is for steps of micro-batches}}
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 checkpoint full {
+  plan.pipeline 0 stages 1 sp 1 nsplit 1 time 1.0 bubble 0.0 backward [0] {
+    plan.chunk 0 packed slices [0:0-5] time 1.0 mem 0
+  }
+}
