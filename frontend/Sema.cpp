@@ -11,7 +11,7 @@
 
 #include "frontend/Parser.h"
 #include "frontend/Units.h"
-#include "passes/Cost/JobRules.h"
+#include "dialects/Common/JobRules.h"
 
 #include <nlohmann/json.hpp>
 

@@ -9,10 +9,10 @@
 #define PLEXUS_FRONTEND_SPEC_H
 
 #include "frontend/Diagnostics.h"
-#include "passes/Cost/ChipCatalog.h"
-#include "passes/Cost/TransformerShape.h"
-#include "passes/Fabric/Faults.h"
-#include "passes/Fabric/TopologyShape.h"
+#include "dialects/Common/ChipCatalog.h"
+#include "dialects/Common/TransformerShape.h"
+#include "dialects/Common/Faults.h"
+#include "dialects/Common/TopologyShape.h"
 
 #include <cstdint>
 #include <string>

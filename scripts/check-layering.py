@@ -1,79 +1,149 @@
 #!/usr/bin/env python3
-"""Fails on an include that points up the layers (DESIGN.md, "Layout").
+"""Fails on an include that points against the data flow (DESIGN.md, "Layout";
+docs/DEVELOPING.md, "Layering").
 
-Usage: check-layering.py SOURCE_DIR
+Usage: check-layering.py SOURCE_DIR | --selftest
 
-The layers, lowest first; a file may include its own layer and those below:
-  foundation  passes/{Cost,Fabric,Solver}        no dialect, planner, IR
-  dialects    dialects/                          may use the foundation
-  planners    passes/{AdaptiveSP,DynamicPP,Checkpoint,Serving,Baselines,
-              Instantiate,Placement,Lower,Simulate}
-  drivers     passes/{Train,ServeJob}, frontend/ the pipelines over IR
-  codegen     codegen/                           never re-plans
-  tools       tools/, bench/, test/
-The runtime (runtime/) includes nothing of the compiler. Specific rules
-beyond the order: dialects include no passes but the foundation; codegen
-includes no planner (it reads plans, it does not make them).
+Every source file belongs to one component; a component may include only
+the components ALLOWED lists for it (and MLIR, LLVM, the standard library
+and third-party headers, except where NO_MLIR says otherwise):
+
+  spec        dialects/Common (not DecimalFormat.h): the spec's vocabulary
+              and the rules Sema and the verifiers share, plain C++
+  foundation  passes/{Cost,Fabric,Solver,StepModel}, passes/Program's plain
+              programs, passes/Instantiate's batch sampler and group
+              layouts: models and plan data, plain C++
+  dialects    dialects/<D>/IR and the dialects' float printer
+  planners    passes/{AdaptiveSP,DynamicPP,Checkpoint,Serving,Baselines}:
+              plain C++ over models and plan data, never the lowering, the
+              simulator or IR
+  lowering    passes/Lower: plan data to programs, calling no planner
+  simulator   passes/Simulate: programs to times (and its pass adapters)
+  conversion  passes/Program/RtPrograms: rt IR <-> programs, both ways
+  irpasses    passes/{Instantiate,Placement} passes over the dialects
+  drivers     passes/{Train,ServeJob}: the pipelines over IR
+  frontend    frontend/: spec text to plx IR
+  codegen     codegen/: reads plans and programs, never plans
+  runtime     runtime/: nothing of the compiler
+tools/, bench/ and test/ may include anything and are not checked.
 Prints one line per violation and `N passed, M failed` (files checked).
 """
 import os
 import re
 import sys
 
-FOUNDATION = ("passes/Cost/", "passes/Fabric/", "passes/Solver/")
-PLANNERS = ("passes/AdaptiveSP/", "passes/DynamicPP/", "passes/Checkpoint/",
-            "passes/Serving/", "passes/Baselines/", "passes/Instantiate/",
-            "passes/Placement/", "passes/Lower/", "passes/Simulate/")
-DRIVERS = ("passes/Train/", "passes/ServeJob/", "frontend/")
-COMPILER = ("passes/", "dialects/", "frontend/", "codegen/", "tools/")
+COMPONENTS = [
+    # (component, path prefixes); the first matching prefix wins.
+    ("dialects", ("dialects/Common/DecimalFormat.h",)),
+    ("spec", ("dialects/Common/",)),
+    ("conversion", ("passes/Program/RtPrograms",)),
+    ("foundation", ("passes/Cost/", "passes/Fabric/", "passes/Solver/",
+                    "passes/StepModel/", "passes/Program/",
+                    "passes/Instantiate/BatchSampler",
+                    "passes/Instantiate/JobGroups")),
+    ("dialects", ("dialects/",)),
+    ("planners", ("passes/AdaptiveSP/", "passes/DynamicPP/",
+                  "passes/Checkpoint/", "passes/Serving/",
+                  "passes/Baselines/")),
+    ("lowering", ("passes/Lower/",)),
+    ("simulator", ("passes/Simulate/",)),
+    ("irpasses", ("passes/Instantiate/", "passes/Placement/")),
+    ("drivers", ("passes/Train/", "passes/ServeJob/")),
+    ("frontend", ("frontend/",)),
+    ("codegen", ("codegen/",)),
+    ("runtime", ("runtime/",)),
+    ("tools", ("tools/", "bench/", "test/")),
+]
+
+BELOW_DRIVERS = {"spec", "foundation", "dialects", "planners", "lowering",
+                 "simulator", "conversion", "irpasses"}
+ALLOWED = {
+    "spec": {"spec"},
+    "foundation": {"spec", "foundation"},
+    "dialects": {"spec", "dialects"},
+    "planners": {"spec", "foundation", "planners"},
+    "lowering": {"spec", "foundation", "lowering"},
+    "conversion": {"spec", "foundation", "dialects", "conversion"},
+    "simulator": {"spec", "foundation", "dialects", "conversion",
+                  "simulator"},
+    "irpasses": {"spec", "foundation", "dialects", "irpasses"},
+    "drivers": BELOW_DRIVERS | {"drivers"},
+    "frontend": {"spec", "dialects", "frontend"},
+    "codegen": {"spec", "foundation", "dialects", "conversion", "simulator",
+                "codegen"},
+    "runtime": {"runtime"},
+}
+NO_MLIR = {"spec", "foundation", "planners", "lowering", "runtime"}
+# The simulator's core is plain C++; only its pass adapter sees MLIR.
+MLIR_ADAPTERS = ("passes/Simulate/SimulatePasses.cpp",
+                 "passes/Simulate/Passes.h")
 
 
-def layer(path):
-    if path.startswith("runtime/"):
-        return "runtime"
-    if path.startswith(FOUNDATION):
-        return 0
-    if path.startswith("dialects/"):
-        return 1
-    if path.startswith(PLANNERS):
-        return 2
-    if path.startswith(DRIVERS):
-        return 3
-    if path.startswith("codegen/"):
-        return 4
-    return 5
+def component(path):
+    for name, prefixes in COMPONENTS:
+        if path.startswith(prefixes):
+            return name
+    return None
 
 
 def violation(src, dep):
-    if not dep.startswith(COMPILER + ("runtime/",)):
-        return False  # MLIR, LLVM, generated and third-party headers
-    if layer(src) == "runtime":
-        return dep.startswith(COMPILER)
-    if layer(dep) == "runtime":
-        return False  # codegen and tools may name the runtime
-    if src.startswith(FOUNDATION) and not dep.startswith(FOUNDATION):
-        return dep.startswith(COMPILER)
-    if src.startswith("dialects/") and dep.startswith("passes/"):
-        return not dep.startswith(FOUNDATION)
-    if src.startswith("codegen/") and dep.startswith(PLANNERS[:5]):
-        return True
-    return layer(dep) > layer(src)
+    """True when file `src` may not include `dep`."""
+    mine = component(src)
+    if mine is None or mine == "tools":
+        return False
+    if dep.startswith(("mlir/", "llvm/")):
+        if src.startswith("passes/Simulate/"):
+            return not src.startswith(MLIR_ADAPTERS)
+        return mine in NO_MLIR
+    theirs = component(dep)
+    if theirs is None:
+        return False  # generated .inc files, third-party and system headers
+    return theirs not in ALLOWED[mine]
 
 
 def selftest():
     """Each rule catches its case and passes the allowed ones."""
     cases = [
-        ("runtime/Executor.cpp", "passes/Cost/ChipCatalog.h", True),
+        ("runtime/Executor.cpp", "dialects/Common/ChipCatalog.h", True),
         ("runtime/Executor.cpp", "runtime/Tensor.h", False),
-        ("passes/Cost/JobRules.cpp", "dialects/Plx/IR/PlxDialect.h", True),
-        ("passes/Cost/JobRules.cpp", "passes/Fabric/Chip.h", False),
-        ("dialects/Plx/IR/PlxOps.cpp", "passes/Cost/JobRules.h", False),
+        ("passes/Cost/TransformerCost.cpp", "dialects/Plx/IR/PlxDialect.h",
+         True),
+        ("passes/Cost/TransformerCost.cpp", "dialects/Common/Chip.h", False),
+        ("passes/Cost/TransformerCost.cpp", "mlir/IR/Builders.h", True),
+        ("dialects/Common/JobRules.cpp", "passes/Cost/TransformerCost.h",
+         True),
+        ("dialects/Plx/IR/PlxOps.cpp", "dialects/Common/JobRules.h", False),
+        ("dialects/Plx/IR/PlxOps.cpp", "passes/Cost/TransformerCost.h", True),
         ("dialects/Plx/IR/PlxOps.cpp", "passes/Lower/StepLowering.h", True),
         ("passes/Baselines/StepPlanners.h", "passes/Train/TrainJob.h", True),
+        ("passes/Baselines/StepPlanners.h", "passes/Lower/StepLowering.h",
+         True),
+        ("passes/Baselines/StepPlanners.h",
+         "passes/Simulate/EventSimulator.h", True),
+        ("passes/Baselines/StepPlanners.h", "passes/StepModel/StepPlan.h",
+         False),
         ("passes/Baselines/StepPlanners.h", "codegen/Cpp/EmitCpp.h", True),
+        ("passes/Lower/PipelineLowering.cpp",
+         "passes/DynamicPP/PipelineSchedule.h", True),
+        ("passes/Lower/StepLowering.h", "passes/Simulate/EventSimulator.h",
+         True),
+        ("passes/Lower/StepLowering.h", "passes/Program/Program.h", False),
+        ("passes/Simulate/EventSimulator.cpp", "mlir/IR/Builders.h", True),
+        ("passes/Simulate/SimulatePasses.cpp", "mlir/IR/Builders.h", False),
+        ("passes/Simulate/SimulatePasses.cpp",
+         "passes/Program/RtPrograms.h", False),
+        ("passes/Program/RtPrograms.cpp", "passes/Simulate/EventSimulator.h",
+         True),
         ("codegen/Cpp/EmitCpp.cpp", "passes/AdaptiveSP/AdaptiveSp.h", True),
+        ("codegen/Cpp/EmitCpp.cpp", "passes/Lower/StepLowering.h", True),
         ("codegen/Cpp/EmitCpp.cpp", "dialects/Rt/IR/RtDialect.h", False),
+        ("frontend/Sema.cpp", "dialects/Common/JobRules.h", False),
+        ("frontend/Sema.cpp", "passes/Cost/TransformerCost.h", True),
         ("passes/Train/TrainPipeline.cpp", "mlir/IR/Builders.h", False),
+        ("passes/Train/TrainPipeline.cpp", "passes/Lower/StepLowering.h",
+         False),
+        ("passes/Train/TrainPipeline.cpp", "codegen/Report/SpecReport.h",
+         True),
     ]
     bad = [c for c in cases if violation(c[0], c[1]) != c[2]]
     for src, dep, want in bad:
@@ -86,7 +156,7 @@ def main():
     if sys.argv[1] == "--selftest":
         return selftest()
     root = sys.argv[1]
-    include = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+    include = re.compile(r'^\s*#\s*include\s+["<]([^">]+)[">]')
     bad, checked = [], 0
     for top in ("passes", "dialects", "frontend", "codegen", "runtime"):
         for dirpath, _, files in os.walk(os.path.join(root, top)):
@@ -94,6 +164,9 @@ def main():
                 if not name.endswith((".h", ".cpp", ".cu", ".cuh")):
                     continue
                 path = os.path.relpath(os.path.join(dirpath, name), root)
+                if component(path) is None:
+                    bad.append(f"{path}: belongs to no component")
+                    continue
                 checked += 1
                 with open(os.path.join(root, path), encoding="utf-8") as f:
                     for n, line in enumerate(f, 1):

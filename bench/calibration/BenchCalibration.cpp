@@ -108,9 +108,9 @@ Prediction predict(mlir::MLIRContext &context, const std::string &path,
   }
   sim::FabricCommOptions isolated;
   isolated.contention = false;
-  sim::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
+  prog::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
                                              placed->params, isolated);
-  sim::CommTimeFn simComm =
+  prog::CommTimeFn simComm =
       sim::fabricCommTime(*placed->graph, placed->chips, placed->params);
   instantiate::SamplerOrError sampler =
       instantiate::BatchSampler::create(train::datasetDescOf(ops->data));

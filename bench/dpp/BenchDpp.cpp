@@ -133,7 +133,7 @@ struct Cell {
   }
 };
 
-Method simulate(const baselines::NamedPlan &plan, const sim::CommTimeFn &comm,
+Method simulate(const baselines::NamedPlan &plan, const prog::CommTimeFn &comm,
                 int64_t sp) {
   Method m;
   m.name = plan.name;
@@ -144,7 +144,7 @@ Method simulate(const baselines::NamedPlan &plan, const sim::CommTimeFn &comm,
   }
   if (plan.pipelined) {
     m.pipelines = static_cast<int64_t>(plan.pipelined->pipelines.size());
-    for (const lower::PlannedPipeline &p : plan.pipelined->pipelines)
+    for (const step::PlannedPipeline &p : plan.pipelined->pipelines)
       m.chunks += static_cast<int64_t>(p.chunks.size());
   } else {
     m.chunks = static_cast<int64_t>(plan.plan->microBatches.size());
@@ -209,9 +209,9 @@ Cell runCell(mlir::MLIRContext &context, const std::string &dir,
   cell.memoryGB = static_cast<double>(setup.memoryBytes) / 1e9;
   sim::FabricCommOptions isolated;
   isolated.contention = false;
-  sim::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
+  prog::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
                                              placed->params, isolated);
-  sim::CommTimeFn simComm =
+  prog::CommTimeFn simComm =
       sim::fabricCommTime(*placed->graph, placed->chips, placed->params);
   instantiate::SamplerOrError sampler =
       instantiate::BatchSampler::create(train::datasetDescOf(ops->data));

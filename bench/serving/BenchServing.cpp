@@ -24,7 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Cost/ChipCatalog.h"
+#include "dialects/Common/ChipCatalog.h"
 #include "passes/Serving/ServingSystems.h"
 
 #include <algorithm>

@@ -56,8 +56,6 @@ std::string identifierFor(StringRef name) {
   return id;
 }
 
-/// The kind of a communicator: its name up to the colon ("zero:0-7").
-StringRef kindOf(StringRef name) { return name.split(':').first; }
 
 /// A sequence/slice list as the runtime's Work literal.
 std::string workLiteral(ArrayRef<int64_t> seqs,
@@ -306,14 +304,14 @@ private:
   LogicalResult readCollective(RankCode &code, Operation *op,
                                rt::CollectiveOpInterface coll) {
     StringRef name = coll.getComm();
-    StringRef kind = kindOf(name);
+    const rt::CommKind kind = coll.getKind();
     const std::string opName = op->getName().stripDialect().str();
-    if (kind == "tp" || kind == "cp")
+    if (kind == rt::CommKind::tp || kind == rt::CommKind::cp)
       return op->emitOpError("emit-cpp: the runtime has no ")
-             << (kind == "tp" ? "tensor" : "context")
+             << (kind == rt::CommKind::tp ? "tensor" : "context")
              << " parallelism; communicator '" << name
              << "' cannot be generated";
-    if (isa<rt::AllToAllOp>(op) && kind == "sp") {
+    if (isa<rt::AllToAllOp>(op) && kind == rt::CommKind::sp) {
       code.lines.push_back("// all_to_all " + name.str() + ", " +
                            std::to_string(coll.getBytes()) +
                            " bytes: run inside the Ulysses compute op");
@@ -321,20 +319,22 @@ private:
     }
     auto begin = op->getAttrOfType<IntegerAttr>("layer_begin");
     auto end = op->getAttrOfType<IntegerAttr>("layer_end");
-    if (!begin || !end || (kind != "zero" && kind != "dp"))
+    if (!begin || !end ||
+        (kind != rt::CommKind::zero && kind != rt::CommKind::dp))
       return op->emitOpError("emit-cpp: ")
              << opName << " over '" << name
              << "' carries nothing the runtime knows (expected parameters "
-                "or gradients of a layer range over a zero: or dp: "
-                "communicator, or Ulysses exchanges over sp:)";
+                "or gradients of a layer range over a zero or dp "
+                "communicator, or Ulysses exchanges over an sp one)";
     FailureOr<std::string> id = communicator(op, name, coll.getGroup());
     if (failed(id))
       return failure();
     holds(code, begin.getInt(), end.getInt());
     std::string call;
     if (isa<rt::AllGatherOp>(op)) {
-      call = kind == "zero" ? "gatherParams" : "updateAndGatherParams";
-      if (kind == "zero") {
+      call = kind == rt::CommKind::zero ? "gatherParams"
+                                        : "updateAndGatherParams";
+      if (kind == rt::CommKind::zero) {
         if (!code.zeroGroup.empty() && code.zeroGroup != *id)
           return op->emitOpError("emit-cpp: rank ")
                  << code.rank << " shards its parameters over two groups";
@@ -342,7 +342,7 @@ private:
       }
     } else if (isa<rt::ReduceScatterOp>(op)) {
       call = "reduceScatterGrads";
-    } else if (isa<rt::AllReduceOp>(op) && kind == "dp") {
+    } else if (isa<rt::AllReduceOp>(op) && kind == rt::CommKind::dp) {
       call = "allReduceGrads";
     } else {
       return op->emitOpError("emit-cpp: ")

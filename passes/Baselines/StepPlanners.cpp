@@ -11,11 +11,11 @@
 
 namespace plexus::baselines {
 
-using lower::GroupLayout;
-using lower::LayerWork;
-using lower::PlannedGroup;
-using lower::PlannedMicroBatch;
-using lower::StepPlan;
+using step::GroupLayout;
+using step::LayerWork;
+using step::PlannedGroup;
+using step::PlannedMicroBatch;
+using step::StepPlan;
 
 namespace {
 
@@ -34,25 +34,25 @@ std::vector<int64_t> membersAlong(const PlannedGroup &g, int which) {
   std::vector<int64_t> ranks;
   int64_t count = which == 0 ? l.tp : which == 1 ? l.ulysses : l.cp;
   for (int64_t i = 0; i < count; ++i) {
-    lower::RankPosition p;
+    step::RankPosition p;
     (which == 0 ? p.t : which == 1 ? p.u : p.c) = i;
-    ranks.push_back(g.firstRank + lower::localRankOf(l, p));
+    ranks.push_back(g.firstRank + step::localRankOf(l, p));
   }
   return ranks;
 }
 
 struct Timer {
-  const sim::CommTimeFn &fn;
+  const prog::CommTimeFn &fn;
   std::string error;
-  double operator()(sim::CommKind kind, std::vector<int64_t> ranks,
+  double operator()(prog::CommKind kind, std::vector<int64_t> ranks,
                     int64_t bytes) {
     if (ranks.size() < 2 || bytes <= 0)
       return 0;
-    sim::CommRequest r;
+    prog::CommRequest r;
     r.kind = kind;
     r.ranks = std::move(ranks);
     r.bytes = bytes;
-    sim::CommTime t = fn(r);
+    prog::CommTime t = fn(r);
     if (!t.error.empty() && error.empty())
       error = t.error;
     return t.seconds;
@@ -70,7 +70,7 @@ double sequenceForwardFlops(const cost::TransformerShape &shape,
 }
 
 std::vector<std::vector<std::vector<int64_t>>>
-balanceBins(const lower::TrainModel &model, const std::vector<int64_t> &lengths,
+balanceBins(const step::TrainModel &model, const std::vector<int64_t> &lengths,
             const StaticSpPlan &packed, int64_t groupCapacity) {
   std::vector<std::vector<std::vector<int64_t>>> bfd;
   for (const StaticSpMicroBatch &mb : packed.microBatches) {
@@ -110,7 +110,7 @@ balanceBins(const lower::TrainModel &model, const std::vector<int64_t> &lengths,
   return bins;
 }
 
-int64_t activationBytesPerToken(const lower::TrainModel &model,
+int64_t activationBytesPerToken(const step::TrainModel &model,
                                 int64_t maxLength) {
   int64_t kept = 0, transient = 0;
   cost::Slice slice{std::max<int64_t>(1, maxLength), 0};
@@ -138,7 +138,7 @@ Capacity layoutCapacity(const TrainSetup &setup, const GroupLayout &layout,
   }
   const int64_t zeroWays = setup.world / (layout.tp * layout.pp);
   c.residentBytes =
-      lower::residentBytes(setup.model, layout, /*stage=*/0, zeroWays);
+      step::residentBytes(setup.model, layout, /*stage=*/0, zeroWays);
   c.bytesPerToken = activationBytesPerToken(setup.model, maxLength);
   if (c.residentBytes >= setup.memoryBytes) {
     c.error = "the model states alone need " + gbText(double(c.residentBytes)) +
@@ -204,8 +204,8 @@ std::optional<GroupLayout> parseLayoutName(const std::string &name) {
 }
 
 std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
-                         const sim::CommTimeFn &commTime) {
-  const lower::TrainModel &model = setup.model;
+                         const prog::CommTimeFn &commTime) {
+  const step::TrainModel &model = setup.model;
   if (plan.microBatches.empty() || plan.microBatches[0].groups.empty())
     return "the plan has no group";
   const GroupLayout first = plan.microBatches[0].groups[0].layout;
@@ -220,7 +220,7 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
     zeroRanks.clear();
     for (const PlannedGroup &g : plan.microBatches[0].groups)
       for (int64_t local = 0; local < g.layout.degree(); ++local) {
-        lower::RankPosition p = lower::positionOf(g.layout, local);
+        step::RankPosition p = step::positionOf(g.layout, local);
         if (p.stage == 0 && p.t == 0)
           zeroRanks.push_back(g.firstRank + local);
       }
@@ -243,42 +243,42 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
       int64_t mem = 0;
       for (int64_t stage = 0; stage < g.layout.pp; ++stage) {
         auto [a, b] =
-            lower::stageLayers(model.shape.layers, g.layout.pp, stage);
+            step::stageLayers(model.shape.layers, g.layout.pp, stage);
         double t = 0;
         int64_t kept = 0, transient = 0;
         for (int64_t l = a; l < b; ++l) {
           LayerWork w;
           if (!lengths.empty()) {
-            auto r = lower::layerWork(model, g.layout, lengths, l, zeroWays);
+            auto r = step::layerWork(model, g.layout, lengths, l, zeroWays);
             if (!r.ok())
               return r.problems.front().message;
             w = r.value;
           } else {
-            w.paramBytes = lower::layerWork(model, g.layout, {1}, l, zeroWays)
+            w.paramBytes = step::layerWork(model, g.layout, {1}, l, zeroWays)
                                .value.paramBytes;
             w.paramShardBytes = (w.paramBytes + zeroWays - 1) / zeroWays;
           }
-          double layer = lower::computeSecondsFor(
+          double layer = step::computeSecondsFor(
               model, w.forwardFlops + w.recomputeFlops + w.backwardFlops);
-          layer += 2 * time(sim::CommKind::AllToAll, spRanks, w.allToAllBytes);
+          layer += 2 * time(prog::CommKind::AllToAll, spRanks, w.allToAllBytes);
           layer +=
-              2 * time(sim::CommKind::AllReduce, tpRanks, w.tpAllReduceBytes);
-          layer += 2 * time(sim::CommKind::AllGather, cpRanks, w.cpKvBytes);
-          layer += time(sim::CommKind::ReduceScatter, cpRanks,
+              2 * time(prog::CommKind::AllReduce, tpRanks, w.tpAllReduceBytes);
+          layer += 2 * time(prog::CommKind::AllGather, cpRanks, w.cpKvBytes);
+          layer += time(prog::CommKind::ReduceScatter, cpRanks,
                         w.cpKvBytes * g.layout.cp);
           if (model.checkpointing == cost::Checkpointing::Full) {
             // The recomputed forward communicates again.
-            layer += time(sim::CommKind::AllToAll, spRanks, w.allToAllBytes);
+            layer += time(prog::CommKind::AllToAll, spRanks, w.allToAllBytes);
             layer +=
-                time(sim::CommKind::AllReduce, tpRanks, w.tpAllReduceBytes);
-            layer += time(sim::CommKind::AllGather, cpRanks, w.cpKvBytes);
+                time(prog::CommKind::AllReduce, tpRanks, w.tpAllReduceBytes);
+            layer += time(prog::CommKind::AllGather, cpRanks, w.cpKvBytes);
           }
           if (zero3) {
             // Prefetched and reduced on the communication stream: only
             // what the layer's own work does not cover shows.
-            double stream = 2 * time(sim::CommKind::AllGather, zeroRanks,
+            double stream = 2 * time(prog::CommKind::AllGather, zeroRanks,
                                      w.paramShardBytes) +
-                            time(sim::CommKind::ReduceScatter, zeroRanks,
+                            time(prog::CommKind::ReduceScatter, zeroRanks,
                                  w.paramShardBytes * zeroWays);
             layer = std::max(layer, stream);
           }
@@ -291,7 +291,7 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
             std::min<int64_t>(g.layout.pp - stage,
                               static_cast<int64_t>(plan.microBatches.size()));
         int64_t resident =
-            lower::residentBytes(model, g.layout, stage, zeroWays);
+            step::residentBytes(model, g.layout, stage, zeroWays);
         mem = std::max(mem, resident + inFlight * kept + transient);
       }
       g.seconds = slowest;
@@ -318,17 +318,17 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
     // stages at once: the largest decides.
     int64_t grads = 0;
     for (int64_t s = 0; s < first.pp; ++s) {
-      auto [a, b] = lower::stageLayers(model.shape.layers, first.pp, s);
-      grads = std::max(grads, lower::carriedParameters(model.shape, a, b));
+      auto [a, b] = step::stageLayers(model.shape.layers, first.pp, s);
+      grads = std::max(grads, step::carriedParameters(model.shape, a, b));
     }
     grads = (grads + first.tp - 1) / first.tp *
             cost::bytesPerElement(model.shape.dtype);
     grads = (grads + zeroWays - 1) / zeroWays * zeroWays;
     if (model.zero == 0)
-      step += time(sim::CommKind::AllReduce, zeroRanks, grads);
+      step += time(prog::CommKind::AllReduce, zeroRanks, grads);
     else
-      step += time(sim::CommKind::ReduceScatter, zeroRanks, grads) +
-              time(sim::CommKind::AllGather, zeroRanks, grads / zeroWays);
+      step += time(prog::CommKind::ReduceScatter, zeroRanks, grads) +
+              time(prog::CommKind::AllGather, zeroRanks, grads / zeroWays);
     if (!time.error.empty())
       return time.error;
   }
@@ -340,12 +340,12 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
 NamedPlan planStaticLayout(const TrainSetup &setup,
                            const std::vector<int64_t> &lengths,
                            const GroupLayout &layout,
-                           const sim::CommTimeFn &commTime) {
+                           const prog::CommTimeFn &commTime) {
   NamedPlan out;
   out.layout = layout;
   out.model = setup.model;
   out.name = layoutName(layout);
-  const lower::TrainModel &model = setup.model;
+  const step::TrainModel &model = setup.model;
   const int64_t degree = layout.degree();
   auto fail = [&](std::string why) {
     out.error = std::move(why);
@@ -493,7 +493,7 @@ std::vector<int64_t> pipelineMicroBatchCounts(int64_t fewest,
 }
 
 std::vector<std::vector<std::vector<int64_t>>>
-dealIntoMicroBatches(const lower::TrainModel &model,
+dealIntoMicroBatches(const step::TrainModel &model,
                      const std::vector<int64_t> &lengths, int64_t microBatches,
                      int64_t groups, int64_t groupCapacity) {
   StaticSpPlan shell;
@@ -522,7 +522,7 @@ dealIntoMicroBatches(const lower::TrainModel &model,
 
 std::vector<NamedPlan> standardBaselines(const TrainSetup &setup,
                                          const std::vector<int64_t> &lengths,
-                                         const sim::CommTimeFn &commTime) {
+                                         const prog::CommTimeFn &commTime) {
   std::vector<NamedPlan> out;
   const int64_t heads = setup.model.shape.heads;
   TrainSetup packedSetup = setup;

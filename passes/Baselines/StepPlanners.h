@@ -1,12 +1,12 @@
 //===- StepPlanners.h - Static layouts as planned training steps -*- C++
 //-*-===//
 //
-// The plans users run today, as lower::StepPlan values that plx-lower-to-rt
+// The plans users run today, as step::StepPlan values that plx-lower-to-rt
 // and the simulator take as they are: one static layout (Ulysses degree,
 // tensor, context and pipeline degrees) for the whole step, sequences packed
 // into micro-batches by best-fit-decreasing (StaticSp.h) under each chip's
 // memory, and each group, micro-batch and the step timed analytically from
-// the same per-layer work the lowering emits (StepLowering.h: compute at the
+// the same per-layer work the lowering emits (passes/StepModel/LayerWork.h: compute at the
 // chip's achieved rate, communication through the caller's duration
 // callback, e.g. the fabric's collective models). Named as reports show
 // them: static-sp-<d> (DeepSpeed-Ulysses), megatron-tp<t>-cp<c>
@@ -20,9 +20,10 @@
 #define PLEXUS_PASSES_BASELINES_STEPPLANNERS_H
 
 #include "passes/Baselines/StaticSp.h"
-#include "passes/Lower/PipelinePlan.h"
-#include "passes/Lower/StepLowering.h"
-#include "passes/Simulate/EventSimulator.h"
+#include "passes/Program/Program.h"
+#include "passes/StepModel/LayerWork.h"
+#include "passes/StepModel/PipelinePlan.h"
+#include "passes/StepModel/StepPlan.h"
 
 #include <cstdint>
 #include <optional>
@@ -33,7 +34,7 @@ namespace plexus::baselines {
 
 /// A training job as the planners see it.
 struct TrainSetup {
-  lower::TrainModel model;
+  step::TrainModel model;
   int64_t world = 0;        ///< chips of the job
   int64_t chipsPerNode = 1; ///< ranks r and r' share a node iff r/c == r'/c
   int64_t memoryBytes = 0;  ///< usable bytes per chip (HBM less the reserve)
@@ -48,7 +49,7 @@ struct TrainSetup {
 /// group's ranks: the sum over all layers of the kept bytes plus the largest
 /// recompute transient (sequence length only matters without
 /// checkpointing, where attention scores grow with it).
-int64_t activationBytesPerToken(const lower::TrainModel &model,
+int64_t activationBytesPerToken(const step::TrainModel &model,
                                 int64_t maxLength);
 
 /// Tokens per chip a layout can hold: (memory - resident) / bytes per
@@ -62,17 +63,17 @@ struct Capacity {
   std::string error;
 };
 Capacity layoutCapacity(const TrainSetup &setup,
-                        const lower::GroupLayout &layout, int64_t maxLength);
+                        const step::GroupLayout &layout, int64_t maxLength);
 
 /// A named plan, or why the layout cannot run the batch.
 struct NamedPlan {
   std::string name;
-  lower::GroupLayout layout;
-  lower::TrainModel model; ///< what the plan was costed with (its ZeRO)
-  std::optional<lower::StepPlan> plan;
+  step::GroupLayout layout;
+  step::TrainModel model; ///< what the plan was costed with (its ZeRO)
+  std::optional<step::StepPlan> plan;
   /// Set instead of `plan` by the dynamic pipeline planner
   /// (passes/Train/DppPlanning.h): 1F1B pipelines of chunks.
-  std::optional<lower::PipelinedStepPlan> pipelined;
+  std::optional<step::PipelinedStepPlan> pipelined;
   std::string error;
   /// Wall-clock seconds a solver spent on the plan (FlexSP's MILPs):
   /// reported, never used; 0 for the static planners.
@@ -105,7 +106,7 @@ struct NamedPlan {
 /// The name reports use for a static layout: static-sp-<d> when only
 /// Ulysses is used, megatron-tp<t>-cp<c> without pipeline or Ulysses,
 /// pp<p>-tp<t>-1f1b with a pipeline, else sp<d>-tp<t>-cp<c>-pp<p>.
-std::string layoutName(const lower::GroupLayout &layout);
+std::string layoutName(const step::GroupLayout &layout);
 
 /// Forward FLOPs of a whole sequence of `tokens` over all layers.
 double sequenceForwardFlops(const cost::TransformerShape &shape,
@@ -120,7 +121,7 @@ double sequenceForwardFlops(const cost::TransformerShape &shape,
 /// sequence finds no room, the packing is returned unchanged. Result:
 /// [micro-batch][group] -> sequence ids.
 std::vector<std::vector<std::vector<int64_t>>>
-balanceBins(const lower::TrainModel &model, const std::vector<int64_t> &lengths,
+balanceBins(const step::TrainModel &model, const std::vector<int64_t> &lengths,
             const StaticSpPlan &packed, int64_t groupCapacity);
 
 /// The micro-batch counts a pipelined layout is also tried with, beyond the
@@ -134,13 +135,13 @@ std::vector<int64_t> pipelineMicroBatchCounts(int64_t fewest,
 /// balanceBins does (descending FLOPs to the least loaded bin with room);
 /// empty micro-batches are dropped. Empty when some sequence finds no room.
 std::vector<std::vector<std::vector<int64_t>>>
-dealIntoMicroBatches(const lower::TrainModel &model,
+dealIntoMicroBatches(const step::TrainModel &model,
                      const std::vector<int64_t> &lengths, int64_t microBatches,
                      int64_t groups, int64_t groupCapacity);
 
 /// The inverse of layoutName: the layout a name stands for, or nullopt for
 /// a name of none of the four forms (degrees must be positive integers).
-std::optional<lower::GroupLayout> parseLayoutName(const std::string &name);
+std::optional<step::GroupLayout> parseLayoutName(const std::string &name);
 
 /// Fills the planner's estimates of `plan` in place: every group's time and
 /// memory, every micro-batch's time (its slowest group), the step time (the
@@ -148,8 +149,8 @@ std::optional<lower::GroupLayout> parseLayoutName(const std::string &name);
 /// stage under 1F1B, plus the data-parallel gradient synchronisation) and
 /// the peak memory. Returns an error when the work cannot be costed or the
 /// callback fails.
-std::string estimateStep(lower::StepPlan &plan, const TrainSetup &setup,
-                         const sim::CommTimeFn &commTime);
+std::string estimateStep(step::StepPlan &plan, const TrainSetup &setup,
+                         const prog::CommTimeFn &commTime);
 
 /// One static layout for the whole batch: groups of layout.degree() ranks
 /// (world / degree side by side), sequences packed best-fit-decreasing
@@ -161,8 +162,8 @@ std::string estimateStep(lower::StepPlan &plan, const TrainSetup &setup,
 /// chip, a sequence longer than a group holds.
 NamedPlan planStaticLayout(const TrainSetup &setup,
                            const std::vector<int64_t> &lengths,
-                           const lower::GroupLayout &layout,
-                           const sim::CommTimeFn &commTime);
+                           const step::GroupLayout &layout,
+                           const prog::CommTimeFn &commTime);
 
 /// The baselines a report compares against, in this order: static-sp-<d>
 /// for every power-of-two d dividing the world and the heads; the fastest
@@ -174,7 +175,7 @@ NamedPlan planStaticLayout(const TrainSetup &setup,
 /// is kept with the error of its largest layout.
 std::vector<NamedPlan> standardBaselines(const TrainSetup &setup,
                                          const std::vector<int64_t> &lengths,
-                                         const sim::CommTimeFn &commTime);
+                                         const prog::CommTimeFn &commTime);
 
 } // namespace plexus::baselines
 

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Checkpoint/ActivationMemory.h"
+#include "passes/StepModel/OneFOneB.h"
 
 namespace plexus::ckpt {
 
@@ -48,7 +49,7 @@ int64_t layersPerStage(const ActivationModel &m) {
 }
 
 int64_t chunkWindow(int64_t stages, int64_t stage, int64_t nSplit) {
-  return stages - stage - 1 + nSplit;
+  return step::chunkWindow(stages, stage, nSplit);
 }
 
 double baseActivationMB(const ActivationModel &m, int64_t stage,

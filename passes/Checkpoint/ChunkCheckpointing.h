@@ -103,7 +103,7 @@ struct CheckpointProblem {
   int64_t stages = 0;         // d_p
   int64_t layersPerStage = 0; // L / d_p
   /// Per stage, its operations in execution order: k is the forward of
-  /// chunk k, -(k + 1) its backward (passes/Lower's oneFOneBOrder
+  /// chunk k, -(k + 1) its backward (passes/StepModel/OneFOneB.h
   /// convention). Every stage runs the backwards in the same order.
   std::vector<std::vector<int64_t>> stageOrders;
   std::vector<std::vector<double>> baseMB; // [stage][chunk]: I_p[k]

@@ -11,8 +11,8 @@
 #ifndef PLEXUS_PASSES_COST_TRANSFORMERCOST_H
 #define PLEXUS_PASSES_COST_TRANSFORMERCOST_H
 
-#include "passes/Cost/ChipCatalog.h"
-#include "passes/Cost/TransformerShape.h"
+#include "dialects/Common/ChipCatalog.h"
+#include "dialects/Common/TransformerShape.h"
 
 #include <cstdint>
 #include <string>

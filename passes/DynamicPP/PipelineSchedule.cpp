@@ -7,6 +7,7 @@
 #include "passes/DynamicPP/PipelineSchedule.h"
 
 #include "passes/Checkpoint/ActivationMemory.h"
+#include "passes/StepModel/OneFOneB.h"
 
 #include <algorithm>
 #include <cmath>
@@ -95,35 +96,14 @@ PipelineOrder pipelineOrder(const std::vector<ChunkUnit> &units) {
 Result<std::vector<int64_t>> oneFOneBStageOrder(int64_t stages, int64_t stage,
                                                 const PipelineOrder &order) {
   using R = Result<std::vector<int64_t>>;
-  if (stages < 1 || stage < 0 || stage >= stages)
-    return R::fail("stage " + std::to_string(stage) + " is not one of " +
-                   std::to_string(stages));
-  const int64_t n = static_cast<int64_t>(order.chunks.size());
-  if (static_cast<int64_t>(order.backward.size()) != n || order.nSplit < 1)
+  if (order.backward.size() != order.chunks.size())
     return R::fail("a pipeline needs a backward order of its chunks and at "
                    "least one chunk");
-  const int64_t warm = std::min<int64_t>(
-      n,
-      std::max<int64_t>(ckpt::chunkWindow(stages, stage, order.nSplit) - 1, 0));
   std::vector<int64_t> ops;
-  std::vector<bool> forwarded(static_cast<size_t>(n), false);
-  int64_t nextForward = 0;
-  auto forward = [&] {
-    forwarded[static_cast<size_t>(nextForward)] = true;
-    ops.push_back(nextForward++);
-  };
-  while (nextForward < warm)
-    forward();
-  for (int64_t j = 0; j < n; ++j) {
-    if (nextForward < n)
-      forward();
-    const int64_t k = order.backward[static_cast<size_t>(j)];
-    if (k < 0 || k >= n || !forwarded[static_cast<size_t>(k)])
-      return R::fail("stage " + std::to_string(stage) +
-                     " would run the backward of position " +
-                     std::to_string(k) + " before its forward");
-    ops.push_back(-(k + 1));
-  }
+  std::string error =
+      step::oneFOneBStageOrder(stages, stage, order.backward, order.nSplit, ops);
+  if (!error.empty())
+    return R::fail(error);
   return R::ok(std::move(ops));
 }
 

@@ -14,7 +14,8 @@
 // + N_split chunks (Eq. 7), so it runs min(n, W_p - 1) forwards, then a
 // forward and a backward in turn, then the remaining backwards. Backwards
 // come in the pipeline's backward order (each unit's chunks reversed); for
-// N_split = 1 this is plain 1F1B (passes/Lower's oneFOneBOrder).
+// N_split = 1 this is plain 1F1B. The order itself is the one generator of
+// passes/StepModel/OneFOneB.h, which oneFOneBStageOrder wraps.
 //
 // Choices where the reference is silent:
 //  - "Longest first": more chunks first, then more tokens, then the lower

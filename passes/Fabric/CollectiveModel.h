@@ -11,7 +11,7 @@
 #ifndef PLEXUS_PASSES_FABRIC_COLLECTIVEMODEL_H
 #define PLEXUS_PASSES_FABRIC_COLLECTIVEMODEL_H
 
-#include "passes/Fabric/Chip.h"
+#include "dialects/Common/Chip.h"
 #include "passes/Fabric/FabricGraph.h"
 
 #include <cstdint>

@@ -11,7 +11,7 @@
 #define PLEXUS_PASSES_FABRIC_FABRICGRAPH_H
 
 #include "passes/Fabric/HamiltonianDecomposition.h"
-#include "passes/Fabric/TopologyShape.h"
+#include "dialects/Common/TopologyShape.h"
 
 #include <cstdint>
 #include <functional>

@@ -7,7 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Lower/PipelineLowering.h"
 
-#include "passes/DynamicPP/PipelineSchedule.h"
+#include "passes/StepModel/LayerWork.h"
+#include "passes/StepModel/OneFOneB.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +18,8 @@
 #include <utility>
 
 namespace plexus::lower {
+
+using namespace step;
 
 namespace {
 
@@ -37,19 +40,21 @@ int64_t chunkCount(const PlannedPipeline &p) {
   return static_cast<int64_t>(p.chunks.size());
 }
 
-/// Stage `stage`'s 1F1B order over `pipeline` (DPP's rule): k is the
-/// forward of position k, -(k + 1) its backward.
-dpp::Result<std::vector<int64_t>> stageOrder(const PlannedPipeline &pipeline,
-                                             int64_t stages, int64_t stage) {
+/// Stage `stage`'s 1F1B order over `pipeline` (step::oneFOneBStageOrder):
+/// k is the forward of position k, -(k + 1) its backward. Writes `ops`;
+/// returns why not otherwise.
+std::string stageOrder(const PlannedPipeline &pipeline, int64_t stages,
+                       int64_t stage, std::vector<int64_t> &ops) {
   const int64_t n = chunkCount(pipeline);
-  dpp::PipelineOrder order;
-  order.chunks.resize(static_cast<size_t>(n));
-  std::iota(order.chunks.begin(), order.chunks.end(), int64_t(0));
-  order.backward = pipeline.backward;
+  if (static_cast<int64_t>(pipeline.backward.size()) != n) {
+    ops.clear();
+    return "a pipeline needs a backward order of its chunks and at least one "
+           "chunk";
+  }
   // Every N_split above n gives every stage all n forwards before its first
   // backward; capping it keeps the window arithmetic far from overflow.
-  order.nSplit = std::min(pipeline.nSplit, n + 1);
-  return dpp::oneFOneBStageOrder(stages, stage, order);
+  return step::oneFOneBStageOrder(stages, stage, pipeline.backward,
+                                  std::min(pipeline.nSplit, n + 1), ops);
 }
 
 /// Where each slice of the step sits among its sequence's slices:
@@ -379,7 +384,7 @@ class RankEmitter {
 public:
   RankEmitter(const TrainModel &model, const PipelinedStepPlan &plan,
               const LoweringOptions &options, int64_t rank,
-              sim::Program &program, double &flops)
+              prog::Program &program, double &flops)
       : model(model), program(program), flops(flops),
         stage(rank / plan.spDegree) {
     for (int64_t u = 0; u < plan.spDegree; ++u)
@@ -397,7 +402,7 @@ public:
     for (size_t i = 0; i < groups.size(); ++i) {
       auto [a, b] = groups[i];
       if (zero3) {
-        program.ops.push_back(sim::Op::wait(0));
+        program.ops.push_back(prog::Op::wait(0));
         if (i + 1 < groups.size())
           gather(w, groups[i + 1]);
       }
@@ -409,7 +414,7 @@ public:
         kept +=
             (checkpointed(w, l) ? c.checkpointBytes : c.fullBytes) + c.dkvBytes;
       }
-      compute(sim::ComputeKind::Fwd, pipeline, position, w, a, b,
+      compute(prog::ComputeKind::Fwd, pipeline, position, w, a, b,
               sum.forwardFlops, kept);
     }
   }
@@ -423,7 +428,7 @@ public:
       auto [a, b] = order[i];
       if (zero3) {
         // The previous group's reduce-scatter may still run on.
-        program.ops.push_back(sim::Op::wait(i > 0 ? 1 : 0));
+        program.ops.push_back(prog::Op::wait(i > 0 ? 1 : 0));
         if (i + 1 < order.size())
           gather(w, order[i + 1]);
       }
@@ -434,17 +439,17 @@ public:
         for (int64_t l = a; l < recomputeEnd; ++l)
           restored += layer(w, l).fullBytes - layer(w, l).checkpointBytes;
         allToAll(again.allToAllBytes);
-        compute(sim::ComputeKind::Recompute, pipeline, position, w, a,
+        compute(prog::ComputeKind::Recompute, pipeline, position, w, a,
                 recomputeEnd, again.forwardFlops, restored);
       }
       const LayerCost sum = total(w, a, b);
-      compute(sim::ComputeKind::Bwd, pipeline, position, w, a, b,
+      compute(prog::ComputeKind::Bwd, pipeline, position, w, a, b,
               2 * sum.forwardFlops + sum.coreFlops,
               -(sum.fullBytes + sum.dkvBytes));
       allToAll(sum.allToAllBytes);
       if (zero3) {
-        program.ops.push_back(sim::Op::collective(
-            sim::CommKind::ReduceScatter, communicatorName("zero", stageRanks),
+        program.ops.push_back(prog::Op::collective(
+            prog::CommKind::ReduceScatter, prog::GroupKind::Zero, communicatorName(prog::GroupKind::Zero, stageRanks),
             stageRanks, shardBytes(w, a, b) * stageSize(), /*async=*/true));
         program.ops.back().carryLayers(a, b);
       }
@@ -460,25 +465,25 @@ public:
     grads =
         ceilDiv(grads * cost::bytesPerElement(model.shape.dtype), stageSize()) *
         stageSize();
-    const std::string name = communicatorName("dp", stageRanks);
+    const std::string name = communicatorName(prog::GroupKind::Dp, stageRanks);
     if (model.zero == 0) {
-      program.ops.push_back(sim::Op::collective(sim::CommKind::AllReduce, name,
+      program.ops.push_back(prog::Op::collective(prog::CommKind::AllReduce, prog::GroupKind::Dp, name,
                                                 stageRanks, grads));
       program.ops.back().carryLayers(begin, end);
     } else {
-      program.ops.push_back(sim::Op::collective(sim::CommKind::ReduceScatter,
+      program.ops.push_back(prog::Op::collective(prog::CommKind::ReduceScatter, prog::GroupKind::Dp,
                                                 name, stageRanks, grads));
       program.ops.back().carryLayers(begin, end);
-      program.ops.push_back(sim::Op::collective(
-          sim::CommKind::AllGather, name, stageRanks, grads / stageSize()));
+      program.ops.push_back(prog::Op::collective(
+          prog::CommKind::AllGather, prog::GroupKind::Dp, name, stageRanks, grads / stageSize()));
       program.ops.back().carryLayers(begin, end);
     }
   }
 
   /// A message between stages carrying the chunk's hidden states (forward)
   /// or their gradient (backward).
-  void message(sim::Op op, const ChunkWork &w, bool backward) {
-    op.carry(backward ? sim::ComputeKind::Bwd : sim::ComputeKind::Fwd, w.seqs,
+  void message(prog::Op op, const ChunkWork &w, bool backward) {
+    op.carry(backward ? prog::ComputeKind::Bwd : prog::ComputeKind::Fwd, w.seqs,
              w.slices);
     program.ops.push_back(std::move(op));
   }
@@ -524,8 +529,8 @@ private:
   }
 
   void gather(const ChunkWork &w, std::pair<int64_t, int64_t> group) {
-    program.ops.push_back(sim::Op::collective(
-        sim::CommKind::AllGather, communicatorName("zero", stageRanks),
+    program.ops.push_back(prog::Op::collective(
+            prog::CommKind::AllGather, prog::GroupKind::Zero, communicatorName(prog::GroupKind::Zero, stageRanks),
         stageRanks, shardBytes(w, group.first, group.second),
         /*async=*/true));
     program.ops.back().carryLayers(group.first, group.second);
@@ -533,18 +538,18 @@ private:
 
   void allToAll(int64_t bytes) {
     if (bytes > 0)
-      program.ops.push_back(sim::Op::collective(
-          sim::CommKind::AllToAll, communicatorName("sp", stageRanks),
+      program.ops.push_back(prog::Op::collective(
+            prog::CommKind::AllToAll, prog::GroupKind::Sp, communicatorName(prog::GroupKind::Sp, stageRanks),
           stageRanks, bytes));
   }
 
-  void compute(sim::ComputeKind kind, int64_t pipeline, int64_t position,
+  void compute(prog::ComputeKind kind, int64_t pipeline, int64_t position,
                const ChunkWork &w, int64_t a, int64_t b, double opFlops,
                int64_t memDelta) {
-    std::string label = std::string(sim::toString(kind)) + " p" +
+    std::string label = std::string(prog::toString(kind)) + " p" +
                         num(pipeline) + " c" + num(position) + " layers " +
                         num(a) + "-" + num(b);
-    sim::Op op = sim::Op::compute(std::move(label), kind,
+    prog::Op op = prog::Op::compute(std::move(label), kind,
                                   computeSecondsFor(model, opFlops), memDelta);
     op.stage = stage;
     op.layerBegin = a;
@@ -553,7 +558,7 @@ private:
     op.slices = w.slices;
     op.flops = opFlops;
     if (stageSize() > 1) {
-      op.ulysses = communicatorName("sp", stageRanks);
+      op.ulysses = communicatorName(prog::GroupKind::Sp, stageRanks);
       op.ulyssesRanks = stageRanks;
     }
     flops += opFlops;
@@ -561,7 +566,7 @@ private:
   }
 
   const TrainModel &model;
-  sim::Program &program;
+  prog::Program &program;
   double &flops;
   int64_t stage = 0;
   std::vector<int64_t> stageRanks;
@@ -606,9 +611,11 @@ std::string checkPipelinedStepPlan(const PipelinedStepPlan &plan,
     return error;
   for (size_t i = 0; i < plan.pipelines.size(); ++i)
     for (int64_t s = 0; s < plan.stages; ++s) {
-      auto order = stageOrder(plan.pipelines[i], plan.stages, s);
-      if (!order)
-        return "pipeline " + num(static_cast<int64_t>(i)) + ": " + order.error +
+      std::vector<int64_t> order;
+      if (std::string error =
+              stageOrder(plan.pipelines[i], plan.stages, s, order);
+          !error.empty())
+        return "pipeline " + num(static_cast<int64_t>(i)) + ": " + error +
                " (N_split " + num(plan.pipelines[i].nSplit) +
                " is too small for its backward order)";
     }
@@ -630,8 +637,10 @@ LoweredStep lowerPipelinedStep(const PipelinedStepPlan &plan,
   std::vector<std::vector<std::vector<StageStep>>> steps(plan.pipelines.size());
   for (size_t i = 0; i < plan.pipelines.size(); ++i) {
     std::vector<std::vector<int64_t>> orders;
-    for (int64_t s = 0; s < stages; ++s)
-      orders.push_back(*stageOrder(plan.pipelines[i], stages, s));
+    for (int64_t s = 0; s < stages; ++s) {
+      orders.emplace_back();
+      (void)stageOrder(plan.pipelines[i], stages, s, orders.back());
+    }
     for (int64_t s = 0; s < stages; ++s)
       steps[i].push_back(stageSteps(orders, s));
     for (int64_t s = 0; s + 1 < stages; ++s)
@@ -671,7 +680,7 @@ LoweredStep lowerPipelinedStep(const PipelinedStepPlan &plan,
     }
     for (int64_t u = 0; u < sp; ++u) {
       const int64_t r = s * sp + u;
-      sim::Program &program = out.programs[static_cast<size_t>(r)];
+      prog::Program &program = out.programs[static_cast<size_t>(r)];
       program.initialMemoryBytes =
           residentBytes(model, layout, s, /*zeroWays=*/sp,
                         std::max<int64_t>(1, options.layersPerOp));
@@ -689,16 +698,16 @@ LoweredStep lowerPipelinedStep(const PipelinedStepPlan &plan,
             emit.backward(static_cast<int64_t>(i), step.position, w);
             break;
           case StepKind::SendActivations:
-            emit.message(sim::Op::send(next, w.messageBytes, tag), w, false);
+            emit.message(prog::Op::send(next, w.messageBytes, tag), w, false);
             break;
           case StepKind::RecvActivations:
-            emit.message(sim::Op::recv(prev, w.messageBytes, tag), w, false);
+            emit.message(prog::Op::recv(prev, w.messageBytes, tag), w, false);
             break;
           case StepKind::SendGradients:
-            emit.message(sim::Op::send(prev, w.messageBytes, tag + 1), w, true);
+            emit.message(prog::Op::send(prev, w.messageBytes, tag + 1), w, true);
             break;
           case StepKind::RecvGradients:
-            emit.message(sim::Op::recv(next, w.messageBytes, tag + 1), w, true);
+            emit.message(prog::Op::recv(next, w.messageBytes, tag + 1), w, true);
             break;
           }
         }

@@ -4,7 +4,7 @@
 // 1F1B pipelines of chunks, run one after another, over d_p stages of d_s
 // Ulysses ranks with ZeRO inside each stage) into the program of every
 // rank, in the form the event simulator runs and `plx-lower-to-rt` prints
-// (passes/Simulate/EventSimulator.h). Plain C++, deterministic, errors as
+// (passes/Program/Program.h). Plain C++, deterministic, errors as
 // values; nothing is re-planned.
 //
 // Ranks and layers. world = d_s * d_p; rank r is Ulysses rank r mod d_s of
@@ -13,7 +13,7 @@
 // stage-to-stage peers (the same Ulysses rank of the neighbouring stage).
 //
 // Order. The pipelines run one after another on every rank. Inside a
-// pipeline, stage p runs DPP's 1F1B order (dpp::oneFOneBStageOrder):
+// pipeline, stage p runs the 1F1B order of step::oneFOneBStageOrder:
 // min(n, d_p - p - 2 + N_split) forwards, then a forward and a backward in
 // turn, then the remaining backwards, backwards in the pipeline's backward
 // order.
@@ -105,7 +105,7 @@
 #ifndef PLEXUS_PASSES_LOWER_PIPELINELOWERING_H
 #define PLEXUS_PASSES_LOWER_PIPELINELOWERING_H
 
-#include "passes/Lower/PipelinePlan.h"
+#include "passes/StepModel/PipelinePlan.h"
 #include "passes/Lower/StepLowering.h"
 
 #include <string>
@@ -121,14 +121,14 @@ namespace plexus::lower {
 /// permutation, N_split < 1 or too small for the backward order, remat
 /// that is not stages x chunks or outside [0, the stage's layers], an
 /// invalid shape, ZeRO stage or chip.
-std::string checkPipelinedStepPlan(const PipelinedStepPlan &plan,
-                                   const TrainModel &model);
+std::string checkPipelinedStepPlan(const step::PipelinedStepPlan &plan,
+                                   const step::TrainModel &model);
 
 /// Lowers `plan` to one program per rank (see the file comment). On a plan
 /// checkPipelinedStepPlan rejects, returns that message in `error` and no
 /// programs.
-LoweredStep lowerPipelinedStep(const PipelinedStepPlan &plan,
-                               const TrainModel &model,
+LoweredStep lowerPipelinedStep(const step::PipelinedStepPlan &plan,
+                               const step::TrainModel &model,
                                const LoweringOptions &options = {});
 
 } // namespace plexus::lower

@@ -1,5 +1,7 @@
 //===- StepLowering.cpp - A planned step as per-rank programs -------------===//
 #include "passes/Lower/StepLowering.h"
+#include "passes/StepModel/LayerWork.h"
+#include "passes/StepModel/OneFOneB.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +9,8 @@
 #include <sstream>
 
 namespace plexus::lower {
+
+using namespace step;
 
 namespace {
 
@@ -18,138 +22,7 @@ int64_t roundBytes(double bytes) {
 
 } // namespace
 
-RankPosition positionOf(const GroupLayout &l, int64_t local) {
-  RankPosition p;
-  p.t = local % l.tp;
-  local /= l.tp;
-  p.c = local % l.cp;
-  local /= l.cp;
-  p.u = local % l.ulysses;
-  p.stage = local / l.ulysses;
-  return p;
-}
-
-int64_t localRankOf(const GroupLayout &l, const RankPosition &p) {
-  return ((p.stage * l.ulysses + p.u) * l.cp + p.c) * l.tp + p.t;
-}
-
-std::pair<int64_t, int64_t> stageLayers(int64_t layers, int64_t stages,
-                                        int64_t stage) {
-  int64_t base = layers / stages, extra = layers % stages;
-  int64_t begin = stage * base + std::min(stage, extra);
-  return {begin, begin + base + (stage < extra ? 1 : 0)};
-}
-
-double computeSecondsFor(const TrainModel &model, double flops) {
-  return flops / (model.chip.bf16Flops * model.efficiency);
-}
-
-cost::CostResult<LayerWork> layerWork(const TrainModel &model,
-                                      const GroupLayout &layout,
-                                      const std::vector<int64_t> &lengths,
-                                      int64_t layer, int64_t zeroWays) {
-  cost::CostResult<LayerWork> result;
-  const cost::TransformerShape &shape = model.shape;
-  const double split =
-      static_cast<double>(layout.ulysses * layout.tp * layout.cp);
-  const double tokenSplit = static_cast<double>(layout.ulysses * layout.cp);
-  const int64_t e = cost::bytesPerElement(shape.dtype);
-  const int64_t d = cost::effectiveHeadDim(shape);
-
-  double fwd = 0, rec = 0, kept = 0, recBytes = 0, tokens = 0;
-  for (int64_t len : lengths) {
-    cost::Slice slice{len, 0};
-    auto flops = cost::layerForwardFlops(shape, layer, slice);
-    if (!flops.ok()) {
-      result.problems = flops.problems;
-      return result;
-    }
-    fwd += flops.value.total();
-    rec += cost::recomputeFlops(flops.value, model.checkpointing);
-    auto act =
-        cost::activationBytesPerToken(shape, layer, slice, model.checkpointing,
-                                      model.attention);
-    if (!act.ok()) {
-      result.problems = act.problems;
-      return result;
-    }
-    kept += static_cast<double>(act.value) * static_cast<double>(len);
-    if (model.checkpointing == cost::Checkpointing::Full) {
-      auto full = cost::activationBytesPerToken(shape, layer, slice,
-                                                cost::Checkpointing::Selective);
-      recBytes += static_cast<double>(full.value - act.value) *
-                  static_cast<double>(len);
-    }
-    tokens += static_cast<double>(len);
-  }
-  LayerWork &w = result.value;
-  w.forwardFlops = fwd / split;
-  w.recomputeFlops = rec / split;
-  w.backwardFlops = cost::backwardFlops(cost::LayerFlops{0, 0, fwd}) / split;
-  w.keptBytes = roundBytes(kept / split);
-  w.recomputeBytes = roundBytes(recBytes / split);
-  const double localTokens = tokens / tokenSplit;
-  if (layout.ulysses > 1) {
-    // Q and the attention output (heads x d each) and K, V (kv heads x d
-    // each) of this rank's tokens; heads are already split by tp.
-    double width =
-        static_cast<double>(2 * shape.heads * d + 2 * shape.kvHeads * d) /
-        static_cast<double>(layout.tp);
-    // The all-to-all moves whole blocks: round up to a multiple of ulysses.
-    int64_t bytes = roundBytes(localTokens * width * static_cast<double>(e));
-    w.allToAllBytes = ceilDiv(bytes, layout.ulysses) * layout.ulysses;
-  }
-  if (layout.tp > 1)
-    w.tpAllReduceBytes =
-        roundBytes(2 * localTokens * static_cast<double>(shape.hidden * e));
-  if (layout.cp > 1) {
-    int64_t bytes = roundBytes(
-        localTokens * static_cast<double>(cost::kvBytesPerToken(shape)) /
-        static_cast<double>(layout.tp));
-    w.cpKvBytes = ceilDiv(bytes, layout.cp) * layout.cp;
-  }
-  w.paramBytes = ceilDiv(cost::layerParameters(shape, layer) * e, layout.tp);
-  w.paramShardBytes = ceilDiv(w.paramBytes, zeroWays);
-  return result;
-}
-
-int64_t carriedParameters(const cost::TransformerShape &shape, int64_t begin,
-                          int64_t end) {
-  int64_t params = 0;
-  for (int64_t l = begin; l < end; ++l)
-    params += cost::layerParameters(shape, l);
-  const int64_t embedding = shape.vocab * shape.hidden;
-  if (begin == 0)
-    params += embedding;
-  if (end == shape.layers)
-    params += shape.hidden + (shape.tiedEmbeddings ? 0 : embedding);
-  return params;
-}
-
-int64_t residentBytes(const TrainModel &model, const GroupLayout &layout,
-                      int64_t stage, int64_t zeroWays, int64_t layersPerOp) {
-  auto [begin, end] = stageLayers(model.shape.layers, layout.pp, stage);
-  const int64_t e = cost::bytesPerElement(model.shape.dtype);
-  // The stage's parameters, the embedding on stage 0 and the final norm
-  // and head on the last. The two prefetch buffers of ZeRO-3 are sized by
-  // the largest chunk of layers: the embedding and head travel with their
-  // chunks' gathers but are not counted in those buffers (docs/lowering.md).
-  int64_t params = carriedParameters(model.shape, begin, end), largestOp = 0;
-  for (int64_t l = begin; l < end; l += layersPerOp) {
-    int64_t chunk = 0;
-    for (int64_t k = l; k < std::min(end, l + layersPerOp); ++k)
-      chunk += cost::layerParameters(model.shape, k);
-    largestOp = std::max(largestOp, chunk);
-  }
-  params = ceilDiv(params, layout.tp);
-  auto states = cost::modelStateBytesPerChip(params, model.zero, zeroWays);
-  int64_t bytes = states.ok() ? states.value : 0;
-  if (model.zero == 3 && zeroWays > 1)
-    bytes += 2 * ceilDiv(largestOp, layout.tp) * e;
-  return bytes;
-}
-
-void applyRingOrders(std::vector<sim::Program> &programs,
+void applyRingOrders(std::vector<prog::Program> &programs,
                      const RingOrders &orders) {
   if (orders.empty())
     return;
@@ -162,18 +35,18 @@ void applyRingOrders(std::vector<sim::Program> &programs,
     if (it != orders.end())
       ranks = it->second;
   };
-  for (sim::Program &program : programs)
-    for (sim::Op &op : program.ops) {
-      if (op.kind == sim::OpKind::Collective)
+  for (prog::Program &program : programs)
+    for (prog::Op &op : program.ops) {
+      if (op.kind == prog::OpKind::Collective)
         reorder(op.ranks);
       reorder(op.ulyssesRanks);
     }
 }
 
-std::string communicatorName(const std::string &kind,
+std::string communicatorName(prog::GroupKind kind,
                              const std::vector<int64_t> &ranks) {
   std::ostringstream os;
-  os << kind << ":";
+  os << prog::toString(kind) << ":";
   if (ranks.size() >= 2) {
     int64_t stride = ranks[1] - ranks[0];
     bool progression = stride > 0;
@@ -191,20 +64,6 @@ std::string communicatorName(const std::string &kind,
   return os.str();
 }
 
-std::vector<int64_t> oneFOneBOrder(int64_t stages, int64_t stage, int64_t m) {
-  std::vector<int64_t> order;
-  int64_t warm = std::min(stages - stage - 1, m);
-  for (int64_t i = 0; i < warm; ++i)
-    order.push_back(i);
-  for (int64_t k = 0; k < m - warm; ++k) {
-    order.push_back(warm + k);
-    order.push_back(-(k + 1));
-  }
-  for (int64_t j = m - warm; j < m; ++j)
-    order.push_back(-(j + 1));
-  return order;
-}
-
 namespace {
 
 /// Everything the emitters of one rank need.
@@ -215,7 +74,7 @@ struct RankContext {
   int64_t rank = 0;
   int64_t zeroWays = 1;
   std::vector<int64_t> zeroRanks; ///< the rank's ZeRO / data-parallel group
-  sim::Program &program;
+  prog::Program &program;
   double &flops;
 };
 
@@ -304,7 +163,7 @@ public:
     for (size_t i = 0; i < chunks.size(); ++i) {
       auto [a, b] = chunks[i];
       if (zero3()) {
-        ctx.program.ops.push_back(sim::Op::wait(backward && i > 0 ? 1 : 0));
+        ctx.program.ops.push_back(prog::Op::wait(backward && i > 0 ? 1 : 0));
         if (i + 1 < chunks.size())
           gather(work[i + 1], chunks[i + 1]);
       }
@@ -339,25 +198,25 @@ private:
     return params;
   }
 
-  void collective(sim::CommKind kind, const char *name,
+  void collective(prog::CommKind kind, prog::GroupKind group,
                   const std::vector<int64_t> &members, int64_t bytes,
                   bool async = false) {
-    ctx.program.ops.push_back(sim::Op::collective(
-        kind, communicatorName(name, members), members, bytes, async));
+    ctx.program.ops.push_back(prog::Op::collective(
+        kind, group, communicatorName(group, members), members, bytes, async));
   }
 
   void gather(const LayerWork &w, std::pair<int64_t, int64_t> layers) {
-    collective(sim::CommKind::AllGather, "zero", ctx.zeroRanks,
+    collective(prog::CommKind::AllGather, prog::GroupKind::Zero, ctx.zeroRanks,
                w.paramShardBytes, /*async=*/true);
     ctx.program.ops.back().carryLayers(layers.first, layers.second);
   }
 
-  void compute(sim::ComputeKind kind, int64_t a, int64_t b, double flops,
+  void compute(prog::ComputeKind kind, int64_t a, int64_t b, double flops,
                int64_t memDelta) {
-    std::string label = std::string(sim::toString(kind)) + " mb" +
+    std::string label = std::string(prog::toString(kind)) + " mb" +
                         std::to_string(mb) + " layers " + std::to_string(a) +
                         "-" + std::to_string(b);
-    sim::Op op = sim::Op::compute(
+    prog::Op op = prog::Op::compute(
         label, kind, computeSecondsFor(ctx.model, flops), memDelta);
     op.layerBegin = a;
     op.layerEnd = b;
@@ -365,7 +224,7 @@ private:
     op.seqs = group.seqs;
     op.flops = flops;
     if (ranks.ulysses.size() > 1) {
-      op.ulysses = communicatorName("sp", ranks.ulysses);
+      op.ulysses = communicatorName(prog::GroupKind::Sp, ranks.ulysses);
       op.ulyssesRanks = ranks.ulysses;
     }
     ctx.flops += flops;
@@ -376,12 +235,12 @@ private:
     if (!active)
       return;
     if (w.allToAllBytes > 0)
-      collective(sim::CommKind::AllToAll, "sp", ranks.ulysses, w.allToAllBytes);
+      collective(prog::CommKind::AllToAll, prog::GroupKind::Sp, ranks.ulysses, w.allToAllBytes);
     if (w.cpKvBytes > 0) // each rank contributes its K and V
-      collective(sim::CommKind::AllGather, "cp", ranks.cp, w.cpKvBytes);
-    compute(sim::ComputeKind::Fwd, a, b, w.forwardFlops, w.keptBytes);
+      collective(prog::CommKind::AllGather, prog::GroupKind::Cp, ranks.cp, w.cpKvBytes);
+    compute(prog::ComputeKind::Fwd, a, b, w.forwardFlops, w.keptBytes);
     if (w.tpAllReduceBytes > 0)
-      collective(sim::CommKind::AllReduce, "tp", ranks.tp, w.tpAllReduceBytes);
+      collective(prog::CommKind::AllReduce, prog::GroupKind::Tp, ranks.tp, w.tpAllReduceBytes);
   }
 
   void emitBackward(int64_t a, int64_t b, const LayerWork &w, bool active) {
@@ -390,34 +249,34 @@ private:
         // Full recomputation reruns the forward, its communication too.
         const bool full = ctx.model.checkpointing == cost::Checkpointing::Full;
         if (full && w.allToAllBytes > 0)
-          collective(sim::CommKind::AllToAll, "sp", ranks.ulysses,
+          collective(prog::CommKind::AllToAll, prog::GroupKind::Sp, ranks.ulysses,
                      w.allToAllBytes);
         if (full && w.cpKvBytes > 0)
-          collective(sim::CommKind::AllGather, "cp", ranks.cp, w.cpKvBytes);
-        compute(sim::ComputeKind::Recompute, a, b, w.recomputeFlops,
+          collective(prog::CommKind::AllGather, prog::GroupKind::Cp, ranks.cp, w.cpKvBytes);
+        compute(prog::ComputeKind::Recompute, a, b, w.recomputeFlops,
                 w.recomputeBytes);
         if (full && w.tpAllReduceBytes > 0)
-          collective(sim::CommKind::AllReduce, "tp", ranks.tp,
+          collective(prog::CommKind::AllReduce, prog::GroupKind::Tp, ranks.tp,
                      w.tpAllReduceBytes);
       }
       if (w.tpAllReduceBytes > 0)
-        collective(sim::CommKind::AllReduce, "tp", ranks.tp,
+        collective(prog::CommKind::AllReduce, prog::GroupKind::Tp, ranks.tp,
                    w.tpAllReduceBytes);
       if (w.cpKvBytes > 0)
-        collective(sim::CommKind::AllGather, "cp", ranks.cp, w.cpKvBytes);
-      compute(sim::ComputeKind::Bwd, a, b, w.backwardFlops,
+        collective(prog::CommKind::AllGather, prog::GroupKind::Cp, ranks.cp, w.cpKvBytes);
+      compute(prog::ComputeKind::Bwd, a, b, w.backwardFlops,
               -(w.keptBytes + w.recomputeBytes));
       if (w.cpKvBytes > 0) // dK, dV of every rank's keys, reduced to owners
-        collective(sim::CommKind::ReduceScatter, "cp", ranks.cp,
+        collective(prog::CommKind::ReduceScatter, prog::GroupKind::Cp, ranks.cp,
                    w.cpKvBytes * group.layout.cp);
       if (w.allToAllBytes > 0)
-        collective(sim::CommKind::AllToAll, "sp", ranks.ulysses,
+        collective(prog::CommKind::AllToAll, prog::GroupKind::Sp, ranks.ulysses,
                    w.allToAllBytes);
     }
     if (zero3()) {
       // Gradients of the chunk, reduced onto their owners (a multiple of
       // the group size, as reduce-scatter needs).
-      collective(sim::CommKind::ReduceScatter, "zero", ctx.zeroRanks,
+      collective(prog::CommKind::ReduceScatter, prog::GroupKind::Zero, ctx.zeroRanks,
                  w.paramShardBytes * ctx.zeroWays, /*async=*/true);
       ctx.program.ops.back().carryLayers(a, b);
     }
@@ -565,7 +424,7 @@ LoweredStep lowerStep(const StepPlan &plan, const TrainModel &model,
 
   out.programs.resize(static_cast<size_t>(plan.world));
   for (int64_t r = 0; r < plan.world; ++r) {
-    sim::Program &program = out.programs[static_cast<size_t>(r)];
+    prog::Program &program = out.programs[static_cast<size_t>(r)];
     RankContext ctx{model,    plan,
                     options,  r,
                     zeroWays, zeroGroups[key[static_cast<size_t>(r)]],
@@ -620,34 +479,47 @@ LoweredStep lowerStep(const StepPlan &plan, const TrainModel &model,
       };
       // Each message names the micro-batch's sequences it carries (whole
       // sequences: slice 0 each).
-      auto message = [&](sim::Op op, int64_t k, bool backward) {
+      auto message = [&](prog::Op op, int64_t k, bool backward) {
         const PlannedGroup &g = *groupOf(plan.microBatches[static_cast<size_t>(
                                              active[static_cast<size_t>(k)])],
                                          r)
                                      .first;
-        op.carry(backward ? sim::ComputeKind::Bwd : sim::ComputeKind::Fwd,
+        op.carry(backward ? prog::ComputeKind::Bwd : prog::ComputeKind::Fwd,
                  g.seqs, std::vector<int64_t>(g.seqs.size(), 0));
         program.ops.push_back(std::move(op));
       };
       auto sendF = [&](int64_t k) {
-        message(sim::Op::send(peers.nextStage, bytesOf(k), tagOf(k, false)), k,
+        message(prog::Op::send(peers.nextStage, bytesOf(k), tagOf(k, false)), k,
                 false);
       };
       auto recvF = [&](int64_t k) {
-        message(sim::Op::recv(peers.prevStage, bytesOf(k), tagOf(k, false)), k,
+        message(prog::Op::recv(peers.prevStage, bytesOf(k), tagOf(k, false)), k,
                 false);
       };
       auto sendB = [&](int64_t k) {
-        message(sim::Op::send(peers.prevStage, bytesOf(k), tagOf(k, true)), k,
+        message(prog::Op::send(peers.prevStage, bytesOf(k), tagOf(k, true)), k,
                 true);
       };
       auto recvB = [&](int64_t k) {
-        message(sim::Op::recv(peers.nextStage, bytesOf(k), tagOf(k, true)), k,
+        message(prog::Op::recv(peers.nextStage, bytesOf(k), tagOf(k, true)), k,
                 true);
       };
+      // The stage's order comes from the one 1F1B generator; it is walked
+      // in its three phases (warm-up forwards, forward / backward pairs,
+      // the remaining backwards) because the messages around a pair are
+      // ordered by stage parity so that neighbours always meet.
+      const std::vector<int64_t> order = step::oneFOneBOrder(pp, s, m);
       const bool first = s == 0, last = s == pp - 1;
-      const int64_t warm = std::min(pp - s - 1, m), steady = m - warm;
-      for (int64_t k = 0; k < warm; ++k) {
+      // The warm-up is the generator's: chunkWindow - 1 forwards (N_split 1).
+      const int64_t warm = std::min<int64_t>(
+          m, std::max<int64_t>(step::chunkWindow(pp, s, 1) - 1, 0));
+      const int64_t steady = m - warm;
+      auto forwardAt = [&](int64_t i) { return order[static_cast<size_t>(i)]; };
+      auto backwardAt = [&](int64_t i) {
+        return -order[static_cast<size_t>(i)] - 1;
+      };
+      for (int64_t i = 0; i < warm; ++i) {
+        const int64_t k = forwardAt(i);
         if (!first)
           recvF(k);
         pass(k, false);
@@ -655,9 +527,10 @@ LoweredStep lowerStep(const StepPlan &plan, const TrainModel &model,
           sendF(k);
       }
       if (steady > 0 && !first)
-        recvF(warm);
-      for (int64_t k = 0; k < steady; ++k) {
-        int64_t f = warm + k;
+        recvF(forwardAt(warm));
+      for (int64_t j = 0; j < steady; ++j) {
+        const int64_t f = forwardAt(warm + 2 * j);
+        const int64_t k = backwardAt(warm + 2 * j + 1);
         pass(f, false);
         if (!last) {
           // Even stages send first, odd ones receive first: neighbours
@@ -672,18 +545,23 @@ LoweredStep lowerStep(const StepPlan &plan, const TrainModel &model,
         }
         pass(k, true);
         if (!first) {
-          if (k == steady - 1) {
+          if (j == steady - 1) {
             sendB(k);
-          } else if (sendFirst) {
-            sendB(k);
-            recvF(f + 1);
           } else {
-            recvF(f + 1);
-            sendB(k);
+            const int64_t next = forwardAt(warm + 2 * j + 2);
+            if (sendFirst) {
+              sendB(k);
+              recvF(next);
+            } else {
+              recvF(next);
+              sendB(k);
+            }
           }
         }
       }
-      for (int64_t k = steady; k < m; ++k) {
+      for (int64_t i = warm + 2 * steady;
+           i < static_cast<int64_t>(order.size()); ++i) {
+        const int64_t k = backwardAt(i);
         if (!last)
           recvB(k);
         pass(k, true);
@@ -705,17 +583,17 @@ LoweredStep lowerStep(const StepPlan &plan, const TrainModel &model,
       grads = ceilDiv(grads, tp) * cost::bytesPerElement(model.shape.dtype);
       grads = ceilDiv(grads, zeroWays) * zeroWays;
       const std::vector<int64_t> &members = ctx.zeroRanks;
-      std::string name = communicatorName("dp", members);
+      std::string name = communicatorName(prog::GroupKind::Dp, members);
       if (model.zero == 0) {
-        program.ops.push_back(sim::Op::collective(sim::CommKind::AllReduce,
+        program.ops.push_back(prog::Op::collective(prog::CommKind::AllReduce, prog::GroupKind::Dp,
                                                   name, members, grads));
         program.ops.back().carryLayers(a, b);
       } else {
-        program.ops.push_back(sim::Op::collective(sim::CommKind::ReduceScatter,
+        program.ops.push_back(prog::Op::collective(prog::CommKind::ReduceScatter, prog::GroupKind::Dp,
                                                   name, members, grads));
         program.ops.back().carryLayers(a, b);
-        program.ops.push_back(sim::Op::collective(
-            sim::CommKind::AllGather, name, members, grads / zeroWays));
+        program.ops.push_back(prog::Op::collective(
+            prog::CommKind::AllGather, prog::GroupKind::Dp, name, members, grads / zeroWays));
         program.ops.back().carryLayers(a, b);
       }
     }

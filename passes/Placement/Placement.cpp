@@ -708,7 +708,7 @@ bool JobPlacer::run(JobPlacement &out, std::vector<PlacementError> &errors) {
 }
 
 /// Fault entries that name nothing in the fabric (the rules the spec's
-/// semantic checks apply too: passes/Fabric/Faults.h).
+/// semantic checks apply too: dialects/Common/Faults.h).
 void checkFaults(const FabricGraph &g, const Faults &f,
                  std::vector<PlacementError> &errors) {
   for (const fabric::FaultProblem &p :

@@ -12,7 +12,7 @@
 #define PLEXUS_PASSES_PLACEMENT_PLACEMENT_H
 
 #include "passes/Fabric/FabricGraph.h"
-#include "passes/Fabric/Faults.h"
+#include "dialects/Common/Faults.h"
 
 #include <cstdint>
 #include <string>
@@ -43,7 +43,7 @@ struct JobRequest {
   std::vector<CommunicatorRequest> communicators;
 };
 
-/// Faults are the fabric library's (passes/Fabric/Faults.h): failed chips,
+/// Faults are the fabric library's (dialects/Common/Faults.h): failed chips,
 /// links and RailX OCS ports, as a spec's `failed = [...]` names them.
 using OcsAxis = fabric::RailAxis;
 const char *ocsAxisName(OcsAxis axis); // "row", "col"

@@ -44,8 +44,8 @@
 #ifndef PLEXUS_PASSES_SERVING_SERVINGLAYOUT_H
 #define PLEXUS_PASSES_SERVING_SERVINGLAYOUT_H
 
-#include "passes/Cost/ChipCatalog.h"
-#include "passes/Cost/TransformerShape.h"
+#include "dialects/Common/ChipCatalog.h"
+#include "dialects/Common/TransformerShape.h"
 #include "passes/Serving/Result.h"
 
 #include <cstdint>

@@ -12,7 +12,7 @@
 #ifndef PLEXUS_PASSES_SIMULATE_FABRICCOMMTIME_H
 #define PLEXUS_PASSES_SIMULATE_FABRICCOMMTIME_H
 
-#include "passes/Fabric/Chip.h"
+#include "dialects/Common/Chip.h"
 #include "passes/Fabric/CollectiveModel.h"
 #include "passes/Fabric/FabricGraph.h"
 #include "passes/Simulate/EventSimulator.h"

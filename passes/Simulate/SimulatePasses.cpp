@@ -12,6 +12,7 @@
 #include "dialects/Plx/IR/PlxDialect.h"
 #include "dialects/Rt/IR/RtDialect.h"
 #include "passes/Fabric/CollectiveModel.h"
+#include "passes/Program/RtPrograms.h"
 #include "passes/Fabric/FabricGraph.h"
 #include "passes/Simulate/ChromeTrace.h"
 #include "passes/Simulate/EventSimulator.h"
@@ -35,108 +36,7 @@ using namespace plexus;
 
 namespace {
 
-/// The module's programs indexed by rank, the simulator's copy of them, and
-/// the rt op each simulator op was read from.
-struct Programs {
-  std::vector<rt::ProgramOp> ops;
-  std::vector<sim::Program> programs;
-  std::vector<std::vector<Operation *>> sources;
-};
-
-/// Copies a send's or recv's `carries` onto the simulator's op.
-void carried(sim::Op &op, std::optional<rt::ComputeKind> kind,
-             std::optional<ArrayRef<int64_t>> seqs,
-             std::optional<ArrayRef<int64_t>> slices) {
-  if (!kind || !seqs || !slices)
-    return;
-  op.carry(*kind == rt::ComputeKind::bwd ? sim::ComputeKind::Bwd
-                                         : sim::ComputeKind::Fwd,
-           std::vector<int64_t>(seqs->begin(), seqs->end()),
-           std::vector<int64_t>(slices->begin(), slices->end()));
-}
-
-/// Reads every rt.program; ranks must be distinct and number 0..N-1.
-FailureOr<Programs> readPrograms(ModuleOp module) {
-  std::map<int64_t, rt::ProgramOp> byRank;
-  for (auto program : module.getOps<rt::ProgramOp>()) {
-    auto [it, inserted] = byRank.emplace(program.getRank(), program);
-    if (!inserted) {
-      InFlightDiagnostic d = program.emitOpError("rank ")
-                             << program.getRank() << " has two programs";
-      d.attachNote(it->second.getLoc())
-          << "the other program of rank " << program.getRank() << " is here";
-      return failure();
-    }
-  }
-  Programs result;
-  int64_t expected = 0;
-  for (auto &[rank, program] : byRank) {
-    if (rank != expected) {
-      program.emitOpError("ranks must number 0..N-1 without gaps: rank ")
-          << expected << " has no program";
-      return failure();
-    }
-    ++expected;
-    sim::Program p;
-    std::vector<Operation *> sources;
-    p.initialMemoryBytes = program.getResident().value_or(0);
-    for (Operation &op : *program.getBody()) {
-      if (auto c = dyn_cast<rt::ComputeOp>(op)) {
-        sim::ComputeKind kind = c.getKind() == rt::ComputeKind::bwd
-                                    ? sim::ComputeKind::Bwd
-                                : c.getKind() == rt::ComputeKind::recompute
-                                    ? sim::ComputeKind::Recompute
-                                    : sim::ComputeKind::Fwd;
-        std::string label = stringifyComputeKind(c.getKind()).str() +
-                            " layers " + std::to_string(c.getLayerBegin()) +
-                            "-" + std::to_string(c.getLayerEnd());
-        sim::Op op =
-            sim::Op::compute(label, kind, c.getTime(), c.getMem().value_or(0));
-        op.layerBegin = c.getLayerBegin();
-        op.layerEnd = c.getLayerEnd();
-        op.stage = c.getStage();
-        op.seqs.assign(c.getSeqs().begin(), c.getSeqs().end());
-        if (std::optional<ArrayRef<int64_t>> slices = c.getSlices())
-          op.slices.assign(slices->begin(), slices->end());
-        op.flops = c.getFlops().value_or(0);
-        if (std::optional<ArrayRef<int64_t>> group = c.getUlyssesGroup()) {
-          op.ulysses = c.getUlysses().value_or("").str();
-          op.ulyssesRanks.assign(group->begin(), group->end());
-        }
-        p.ops.push_back(std::move(op));
-      } else if (auto s = dyn_cast<rt::SendOp>(op)) {
-        p.ops.push_back(sim::Op::send(s.getPeer(), s.getBytes(), s.getTag()));
-        carried(p.ops.back(), s.getCarries(), s.getSeqs(), s.getSlices());
-      } else if (auto r = dyn_cast<rt::RecvOp>(op)) {
-        p.ops.push_back(sim::Op::recv(r.getPeer(), r.getBytes(), r.getTag()));
-        carried(p.ops.back(), r.getCarries(), r.getSeqs(), r.getSlices());
-      } else if (auto coll = dyn_cast<rt::CollectiveOpInterface>(op)) {
-        sim::CommKind kind =
-            isa<rt::AllToAllOp>(op)        ? sim::CommKind::AllToAll
-            : isa<rt::AllGatherOp>(op)     ? sim::CommKind::AllGather
-            : isa<rt::ReduceScatterOp>(op) ? sim::CommKind::ReduceScatter
-                                           : sim::CommKind::AllReduce;
-        ArrayRef<int64_t> group = coll.getGroup();
-        p.ops.push_back(sim::Op::collective(
-            kind, coll.getComm().str(),
-            std::vector<int64_t>(group.begin(), group.end()), coll.getBytes(),
-            op.hasAttr("async")));
-        auto begin = op.getAttrOfType<IntegerAttr>("layer_begin");
-        auto end = op.getAttrOfType<IntegerAttr>("layer_end");
-        if (begin && end)
-          p.ops.back().carryLayers(begin.getInt(), end.getInt());
-      } else if (auto w = dyn_cast<rt::WaitOp>(op)) {
-        p.ops.push_back(sim::Op::wait(w.getPending()));
-      }
-      if (sources.size() < p.ops.size())
-        sources.push_back(&op);
-    }
-    result.ops.push_back(program);
-    result.programs.push_back(std::move(p));
-    result.sources.push_back(std::move(sources));
-  }
-  return result;
-}
+using Programs = prog::RtPrograms;
 
 /// Reports a simulator error on the first program it concerns, with a note
 /// on every other program involved.
@@ -255,7 +155,7 @@ LogicalResult verifyAgainstBatch(ModuleOp module, const Programs &programs) {
 
 struct VerifyRtPass : sim::impl::VerifyRtPassBase<VerifyRtPass> {
   void runOnOperation() override {
-    FailureOr<Programs> programs = readPrograms(getOperation());
+    FailureOr<Programs> programs = prog::readRtPrograms(getOperation());
     if (failed(programs))
       return signalPassFailure();
     if (failed(verifySliceOrder(*programs)) ||
@@ -322,7 +222,7 @@ struct SimulatePass : sim::impl::SimulatePassBase<SimulatePass> {
           "plx-simulate needs link-bandwidth > 0 and latency >= 0");
       return signalPassFailure();
     }
-    FailureOr<Programs> programs = readPrograms(module);
+    FailureOr<Programs> programs = prog::readRtPrograms(module);
     if (failed(programs))
       return signalPassFailure();
     sim::SimOptions options;
@@ -367,7 +267,7 @@ struct SimulatePass : sim::impl::SimulatePassBase<SimulatePass> {
         }
       };
     }
-    const double flops = sim::totalComputeFlops(programs->programs);
+    const double flops = prog::totalComputeFlops(programs->programs);
     options.totalFlops = flops;
     if (peak > 0)
       options.peakFlopsPerRank = peak;

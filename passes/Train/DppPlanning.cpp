@@ -16,9 +16,9 @@ namespace {
 constexpr double kMB = 1024.0 * 1024.0;
 
 /// A communication's time on ranks 0..n-1, or why there is none.
-sim::CommTime timeOn(const sim::CommTimeFn &comm, sim::CommKind kind,
+prog::CommTime timeOn(const prog::CommTimeFn &comm, prog::CommKind kind,
                      int64_t ranks, int64_t bytes) {
-  sim::CommRequest r;
+  prog::CommRequest r;
   r.kind = kind;
   for (int64_t i = 0; i < ranks; ++i)
     r.ranks.push_back(i);
@@ -55,9 +55,9 @@ dpp::Result<DppJobLayout> dppJobLayout(const baselines::TrainSetup &setup,
 dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
                                           const DppJobLayout &layout,
                                           int64_t maxLength,
-                                          const sim::CommTimeFn &comm) {
+                                          const prog::CommTimeFn &comm) {
   using R = dpp::Result<dpp::DppModel>;
-  lower::TrainModel m = setup.model;
+  step::TrainModel m = setup.model;
   // Flash attention: the attention scores are recomputed in the backward
   // and never kept, the cost model's selective mode; layer checkpointing
   // is the planner's to choose.
@@ -98,8 +98,8 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
 
   if (ds > 1) {
     const int64_t small = int64_t(1) << 20, large = int64_t(64) << 20;
-    sim::CommTime t1 = timeOn(comm, sim::CommKind::AllToAll, ds, small);
-    sim::CommTime t2 = timeOn(comm, sim::CommKind::AllToAll, ds, large);
+    prog::CommTime t1 = timeOn(comm, prog::CommKind::AllToAll, ds, small);
+    prog::CommTime t2 = timeOn(comm, prog::CommKind::AllToAll, ds, large);
     if (!t1.error.empty() || !t2.error.empty())
       return R::fail(t1.error.empty() ? t2.error : t1.error);
     if (!(t2.seconds > t1.seconds))
@@ -112,11 +112,11 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
     out.allToAllLatencyMs =
         std::max(0.0, t1.seconds - static_cast<double>(small) * slope) * 1e3;
     // Two exposed layer gathers per chunk and stage, over the stage.
-    auto w = lower::layerWork(m, {ds, 1, 1, dp}, {1}, 0, ds);
+    auto w = step::layerWork(m, {ds, 1, 1, dp}, {1}, 0, ds);
     if (!w.ok())
       return R::fail(w.problems.front().message);
-    sim::CommTime g =
-        timeOn(comm, sim::CommKind::AllGather, ds, w.value.paramShardBytes);
+    prog::CommTime g =
+        timeOn(comm, prog::CommKind::AllGather, ds, w.value.paramShardBytes);
     if (!g.error.empty())
       return R::fail(g.error);
     out.beta1 = 2 * g.seconds * 1e3 * static_cast<double>(dp);
@@ -125,12 +125,12 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
     // reduce-scattered in the backward (the lowering's collectives).
     double gatherMs = 0, scatterMs = 0;
     for (int64_t l = 0; l < shape.layers / dp; ++l) {
-      auto lw = lower::layerWork(m, {ds, 1, 1, dp}, {1}, l, ds);
+      auto lw = step::layerWork(m, {ds, 1, 1, dp}, {1}, l, ds);
       if (!lw.ok())
         return R::fail(lw.problems.front().message);
-      sim::CommTime ag =
-          timeOn(comm, sim::CommKind::AllGather, ds, lw.value.paramShardBytes);
-      sim::CommTime rs = timeOn(comm, sim::CommKind::ReduceScatter, ds,
+      prog::CommTime ag =
+          timeOn(comm, prog::CommKind::AllGather, ds, lw.value.paramShardBytes);
+      prog::CommTime rs = timeOn(comm, prog::CommKind::ReduceScatter, ds,
                                 lw.value.paramShardBytes * ds);
       if (!ag.error.empty() || !rs.error.empty())
         return R::fail(ag.error.empty() ? rs.error : ag.error);
@@ -146,7 +146,7 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
   out.memoryMB = usable * (1.0 - layout.reserveFraction);
   for (int64_t s = 0; s < dp; ++s) {
     out.modelStatesMB.push_back(
-        static_cast<double>(lower::residentBytes(m, {ds, 1, 1, dp}, s, ds)) /
+        static_cast<double>(step::residentBytes(m, {ds, 1, 1, dp}, s, ds)) /
         kMB);
     if (out.modelStatesMB.back() >= out.memoryMB) {
       char buf[160];
@@ -164,12 +164,12 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
   return R::ok(std::move(out));
 }
 
-lower::PipelinedStepPlan toPipelinedStep(const dpp::DppPlan &plan,
+step::PipelinedStepPlan toPipelinedStep(const dpp::DppPlan &plan,
                                          const dpp::DppModel &model,
                                          const DppJobLayout &layout,
                                          const std::vector<int64_t> &lengths,
                                          const std::string &name) {
-  lower::PipelinedStepPlan out;
+  step::PipelinedStepPlan out;
   out.strategy = name;
   out.spDegree = layout.spDegree;
   out.stages = layout.stages;
@@ -179,10 +179,10 @@ lower::PipelinedStepPlan toPipelinedStep(const dpp::DppPlan &plan,
   out.bubbleRatio = plan.bubbleRatio;
   double peakMB = 0;
   for (const dpp::DppPipeline &pipe : plan.pipelines) {
-    lower::PlannedPipeline pp;
+    step::PlannedPipeline pp;
     for (int64_t c : pipe.order.chunks) {
       const dpp::Chunk &chunk = plan.chunking.chunks[static_cast<size_t>(c)];
-      lower::PlannedChunk pc;
+      step::PlannedChunk pc;
       pc.kind = dpp::chunkKindName(chunk.kind);
       for (const dpp::SequencePiece &piece : chunk.pieces)
         pc.slices.push_back({piece.sequence, piece.begin, piece.end});
@@ -209,7 +209,7 @@ lower::PipelinedStepPlan toPipelinedStep(const dpp::DppPlan &plan,
 
 baselines::NamedPlan planDynamicPp(const baselines::TrainSetup &setup,
                                    const std::vector<int64_t> &lengths,
-                                   const sim::CommTimeFn &comm,
+                                   const prog::CommTimeFn &comm,
                                    const DppJobLayout &layout,
                                    const dpp::DppOptions &options,
                                    const std::string &name) {
@@ -243,7 +243,7 @@ baselines::NamedPlan planDynamicPp(const baselines::TrainSetup &setup,
   return out;
 }
 
-dpp::Result<dpp::Chunk> dppChunkOf(const lower::PlannedChunk &chunk,
+dpp::Result<dpp::Chunk> dppChunkOf(const step::PlannedChunk &chunk,
                                    const std::vector<int64_t> &lengths) {
   using R = dpp::Result<dpp::Chunk>;
   dpp::Chunk out;
@@ -255,7 +255,7 @@ dpp::Result<dpp::Chunk> dppChunkOf(const lower::PlannedChunk &chunk,
     out.kind = dpp::ChunkKind::Hybrid;
   else
     return R::fail("unknown chunk kind '" + chunk.kind + "'");
-  for (const lower::ChunkSlice &s : chunk.slices) {
+  for (const step::ChunkSlice &s : chunk.slices) {
     if (s.sequence < 0 || s.sequence >= static_cast<int64_t>(lengths.size()) ||
         s.begin < 0 || s.end <= s.begin ||
         s.end > lengths[static_cast<size_t>(s.sequence)])
@@ -272,7 +272,7 @@ dpp::Result<dpp::Chunk> dppChunkOf(const lower::PlannedChunk &chunk,
   return R::ok(std::move(out));
 }
 
-std::string replanCheckpointing(lower::PipelinedStepPlan &plan,
+std::string replanCheckpointing(step::PipelinedStepPlan &plan,
                                 const dpp::DppModel &model,
                                 ckpt::CheckpointStrategy strategy,
                                 const ckpt::CheckpointOptions &options) {
@@ -280,16 +280,16 @@ std::string replanCheckpointing(lower::PipelinedStepPlan &plan,
       plan.spDegree != model.activation.spDegree)
     return "the step's layout (sp " + std::to_string(plan.spDegree) + ", " +
            std::to_string(plan.stages) + " stages) is not the model's";
-  lower::PipelinedStepPlan out = plan;
+  step::PipelinedStepPlan out = plan;
   dpp::DppOptions dppOptions;
   dppOptions.checkpointing = strategy;
   dppOptions.checkpointOptions = options;
   double seconds = 0, busy = 0, peakMB = 0;
   for (size_t i = 0; i < out.pipelines.size(); ++i) {
-    lower::PlannedPipeline &pipe = out.pipelines[i];
+    step::PlannedPipeline &pipe = out.pipelines[i];
     const std::string where = "pipeline " + std::to_string(i) + ": ";
     std::vector<dpp::Chunk> chunks;
-    for (const lower::PlannedChunk &c : pipe.chunks) {
+    for (const step::PlannedChunk &c : pipe.chunks) {
       dpp::Result<dpp::Chunk> chunk = dppChunkOf(c, plan.lengths);
       if (!chunk)
         return where + chunk.error;

@@ -4,7 +4,7 @@
 // train job: derives its cost model from the spec with the same cost model
 // the lowering and the simulator use (so the planner's choices and the
 // prediction agree), plans a batch, and converts the plan to the plain
-// pipelined step (passes/Lower/PipelinePlan.h) that plan IR holds and the
+// pipelined step (passes/StepModel/PipelinePlan.h) that plan IR holds and the
 // lowering runs. Plain C++. docs/dpp.md has the derivation.
 //
 // The derived model, for d_s-way Ulysses SP with ZeRO-3 inside each of d_p
@@ -44,7 +44,7 @@
 
 #include "passes/Baselines/StepPlanners.h"
 #include "passes/DynamicPP/DynamicPp.h"
-#include "passes/Lower/PipelinePlan.h"
+#include "passes/StepModel/PipelinePlan.h"
 #include "passes/Simulate/EventSimulator.h"
 
 #include <string>
@@ -71,12 +71,12 @@ dpp::Result<DppJobLayout> dppJobLayout(const baselines::TrainSetup &setup,
 dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
                                           const DppJobLayout &layout,
                                           int64_t maxLength,
-                                          const sim::CommTimeFn &comm);
+                                          const prog::CommTimeFn &comm);
 
 /// The plan as the plain pipelined step: chunks with their slices, each
 /// pipeline's backward order, N_split and checkpointed layers, and the
 /// model's times (seconds), memory (bytes) and bubble ratios.
-lower::PipelinedStepPlan toPipelinedStep(const dpp::DppPlan &plan,
+step::PipelinedStepPlan toPipelinedStep(const dpp::DppPlan &plan,
                                          const dpp::DppModel &model,
                                          const DppJobLayout &layout,
                                          const std::vector<int64_t> &lengths,
@@ -87,7 +87,7 @@ lower::PipelinedStepPlan toPipelinedStep(const dpp::DppPlan &plan,
 /// planner's wall time goes to NamedPlan::solverSeconds.
 baselines::NamedPlan planDynamicPp(const baselines::TrainSetup &setup,
                                    const std::vector<int64_t> &lengths,
-                                   const sim::CommTimeFn &comm,
+                                   const prog::CommTimeFn &comm,
                                    const DppJobLayout &layout,
                                    const dpp::DppOptions &options,
                                    const std::string &name);
@@ -95,7 +95,7 @@ baselines::NamedPlan planDynamicPp(const baselines::TrainSetup &setup,
 /// The planner's chunk for a planned chunk: its kind, its slices as
 /// pieces, tail set when the first piece of a split or hybrid chunk ends
 /// its sequence. Errors: an unknown kind, a slice outside `lengths`.
-dpp::Result<dpp::Chunk> dppChunkOf(const lower::PlannedChunk &chunk,
+dpp::Result<dpp::Chunk> dppChunkOf(const step::PlannedChunk &chunk,
                                    const std::vector<int64_t> &lengths);
 
 /// Plans the checkpointing of every pipeline of `plan` again with
@@ -104,7 +104,7 @@ dpp::Result<dpp::Chunk> dppChunkOf(const lower::PlannedChunk &chunk,
 /// backward orders must be the 1F1B ones of their forward orders (each
 /// run of one split sequence's chunks reversed). Returns the first error,
 /// else an empty string; on error `plan` is unchanged.
-std::string replanCheckpointing(lower::PipelinedStepPlan &plan,
+std::string replanCheckpointing(step::PipelinedStepPlan &plan,
                                 const dpp::DppModel &model,
                                 ckpt::CheckpointStrategy strategy,
                                 const ckpt::CheckpointOptions &options = {});

@@ -6,7 +6,7 @@
 
 namespace plexus::train {
 
-FlopsPolynomial trainFlopsPolynomial(const lower::TrainModel &model) {
+FlopsPolynomial trainFlopsPolynomial(const step::TrainModel &model) {
   // F(s) = c2 s^2 + c1 s, from F(1) and F(2): c2 = (F(2) - 2 F(1)) / 2.
   auto total = [&](int64_t s) {
     double f = 0;
@@ -27,9 +27,9 @@ FlopsPolynomial trainFlopsPolynomial(const lower::TrainModel &model) {
 
 DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,
                                 int64_t maxLength,
-                                const sim::CommTimeFn &comm) {
+                                const prog::CommTimeFn &comm) {
   DerivedFlexSp out;
-  const lower::TrainModel &m = setup.model;
+  const step::TrainModel &m = setup.model;
   const double rate = m.chip.bf16Flops * m.efficiency; // FLOP/s
   if (!(rate > 0)) {
     out.error = "the chip has no BF16 peak";
@@ -58,12 +58,12 @@ DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,
     std::vector<int64_t> all;
     for (int64_t r = 0; r < setup.world; ++r)
       all.push_back(r);
-    auto w = lower::layerWork(m, {1, 1, 1, 1}, {1}, 0, setup.world);
-    sim::CommRequest r;
-    r.kind = sim::CommKind::AllGather;
+    auto w = step::layerWork(m, {1, 1, 1, 1}, {1}, 0, setup.world);
+    prog::CommRequest r;
+    r.kind = prog::CommKind::AllGather;
     r.ranks = all;
     r.bytes = w.value.paramShardBytes;
-    sim::CommTime t = comm(r);
+    prog::CommTime t = comm(r);
     if (!t.error.empty()) {
       out.error = t.error;
       return out;
@@ -75,12 +75,12 @@ DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,
     // (baselines::estimateStep charges max(layer, stream) per layer).
     double floor = 0;
     for (int64_t l = 0; l < m.shape.layers; ++l) {
-      auto lw = lower::layerWork(m, {1, 1, 1, 1}, {1}, l, setup.world);
-      sim::CommRequest gather = r, reduce = r;
+      auto lw = step::layerWork(m, {1, 1, 1, 1}, {1}, l, setup.world);
+      prog::CommRequest gather = r, reduce = r;
       gather.bytes = lw.value.paramShardBytes;
-      reduce.kind = sim::CommKind::ReduceScatter;
+      reduce.kind = prog::CommKind::ReduceScatter;
       reduce.bytes = lw.value.paramShardBytes * setup.world;
-      sim::CommTime g = comm(gather), rs = comm(reduce);
+      prog::CommTime g = comm(gather), rs = comm(reduce);
       if (!g.error.empty() || !rs.error.empty()) {
         out.error = !g.error.empty() ? g.error : rs.error;
         return out;
@@ -95,12 +95,12 @@ DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,
   for (int64_t d = 2; d <= setup.world; d *= 2) {
     if (setup.world % d != 0 || m.shape.heads % d != 0)
       continue;
-    sim::CommRequest r;
-    r.kind = sim::CommKind::AllToAll;
+    prog::CommRequest r;
+    r.kind = prog::CommKind::AllToAll;
     for (int64_t i = 0; i < d; ++i)
       r.ranks.push_back(i);
     r.bytes = perRank;
-    sim::CommTime t = comm(r);
+    prog::CommTime t = comm(r);
     if (!t.error.empty() || !(t.seconds > 0)) {
       out.error = t.error.empty() ? "an all-to-all took no time" : t.error;
       return out;
@@ -114,7 +114,7 @@ DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,
 
 baselines::NamedPlan planFlexSp(const baselines::TrainSetup &setup,
                                 const std::vector<int64_t> &lengths,
-                                const sim::CommTimeFn &comm,
+                                const prog::CommTimeFn &comm,
                                 const adaptivesp::AdaptiveSpOptions &options,
                                 double &solverSeconds) {
   baselines::NamedPlan out;
@@ -140,21 +140,21 @@ baselines::NamedPlan planFlexSp(const baselines::TrainSetup &setup,
   }
   solverSeconds = planned->solverSeconds;
   out.solverSeconds = planned->solverSeconds;
-  lower::StepPlan plan;
+  step::StepPlan plan;
   plan.strategy = out.name;
   plan.world = setup.world;
   plan.lengths = lengths;
   for (const adaptivesp::SpMicroBatchPlan &mb : planned->microBatches) {
-    lower::PlannedMicroBatch pmb;
+    step::PlannedMicroBatch pmb;
     for (const adaptivesp::SpGroupPlan &g : mb.groups) {
-      lower::PlannedGroup pg;
+      step::PlannedGroup pg;
       pg.layout = {g.degree, 1, 1, 1};
       pg.firstRank = g.firstRank;
       pg.seqs = g.sequenceIds;
       pmb.groups.push_back(std::move(pg));
     }
     std::sort(pmb.groups.begin(), pmb.groups.end(),
-              [](const lower::PlannedGroup &a, const lower::PlannedGroup &b) {
+              [](const step::PlannedGroup &a, const step::PlannedGroup &b) {
                 return a.firstRank < b.firstRank;
               });
     plan.microBatches.push_back(std::move(pmb));

@@ -34,7 +34,7 @@ struct FlopsPolynomial {
   double quadratic = 0; ///< FLOPs per token^2
   double linear = 0;    ///< FLOPs per token
 };
-FlopsPolynomial trainFlopsPolynomial(const lower::TrainModel &model);
+FlopsPolynomial trainFlopsPolynomial(const step::TrainModel &model);
 
 /// FlexSP's model for a job: alpha1/alpha2 from trainFlopsPolynomial at the
 /// chip's achieved rate; actMBPerToken from activationBytesPerToken (MB =
@@ -50,7 +50,7 @@ struct DerivedFlexSp {
   std::string error; ///< empty on success
 };
 DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,
-                                int64_t maxLength, const sim::CommTimeFn &comm);
+                                int64_t maxLength, const prog::CommTimeFn &comm);
 
 /// Plans one batch with FlexSP (adaptive SP groups per micro-batch) and
 /// converts it to a StepPlan named "flexsp", estimated like every other
@@ -58,7 +58,7 @@ DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,
 /// receives the planner's wall time (reported, never used).
 baselines::NamedPlan planFlexSp(const baselines::TrainSetup &setup,
                                 const std::vector<int64_t> &lengths,
-                                const sim::CommTimeFn &comm,
+                                const prog::CommTimeFn &comm,
                                 const adaptivesp::AdaptiveSpOptions &options,
                                 double &solverSeconds);
 

@@ -28,10 +28,10 @@ std::vector<std::vector<int64_t>> rematTableOf(plan::PipelineOp pipeline) {
   return table;
 }
 
-lower::PlannedPipeline plannedPipelineOf(plan::PipelineOp pipeline) {
-  lower::PlannedPipeline planned;
+step::PlannedPipeline plannedPipelineOf(plan::PipelineOp pipeline) {
+  step::PlannedPipeline planned;
   for (plan::ChunkOp chunk : pipeline.getBody()->getOps<plan::ChunkOp>()) {
-    lower::PlannedChunk pc;
+    step::PlannedChunk pc;
     pc.kind = plan::stringifyChunkKind(chunk.getKind()).str();
     for (size_t i = 0, e = chunk.getNumSlices(); i < e; ++i) {
       auto [seq, begin, end] = chunk.getSlice(i);
@@ -50,8 +50,8 @@ lower::PlannedPipeline plannedPipelineOf(plan::PipelineOp pipeline) {
   return planned;
 }
 
-lower::PipelinedStepPlan pipelinedStepPlanOf(plan::StepOp step) {
-  lower::PipelinedStepPlan plan;
+step::PipelinedStepPlan pipelinedStepPlanOf(plan::StepOp step) {
+  step::PipelinedStepPlan plan;
   plan.strategy = step.getStrategy() ? step.getStrategy()->str() : "";
   plan.world = step.getWorldSize();
   if (std::optional<ArrayRef<int64_t>> lengths = step.getLengths())
@@ -85,10 +85,10 @@ void setPipelineRemat(OpBuilder &builder, plan::PipelineOp pipeline,
 plan::StepOp buildPipelinedStepOp(OpBuilder &builder, Location loc,
                                   StringRef symName, int64_t index,
                                   StringRef job,
-                                  const lower::PipelinedStepPlan &plan) {
+                                  const step::PipelinedStepPlan &plan) {
   // Check the kinds first, so that a bad one leaves no half-built step.
-  for (const lower::PlannedPipeline &pipeline : plan.pipelines)
-    for (const lower::PlannedChunk &chunk : pipeline.chunks)
+  for (const step::PlannedPipeline &pipeline : plan.pipelines)
+    for (const step::PlannedChunk &chunk : pipeline.chunks)
       if (!plan::symbolizeChunkKind(chunk.kind)) {
         emitError(loc, "chunk kind '")
             << chunk.kind << "' is not packed, split or hybrid";
@@ -116,7 +116,7 @@ plan::StepOp buildPipelinedStepOp(OpBuilder &builder, Location loc,
     builder.setInsertionPointToEnd(pipelineOp.getBody());
     for (auto [position, chunk] : llvm::enumerate(pipeline.chunks)) {
       std::vector<int64_t> flat;
-      for (const lower::ChunkSlice &s : chunk.slices)
+      for (const step::ChunkSlice &s : chunk.slices)
         flat.insert(flat.end(), {s.sequence, s.begin, s.end});
       builder.create<plan::ChunkOp>(loc, static_cast<int64_t>(position),
                                     *plan::symbolizeChunkKind(chunk.kind), flat,

@@ -1,8 +1,8 @@
 //===- PipelineStepIR.h - DPP steps as plan.pipeline ops --------*- C++ -*-===//
 //
 // A plan.step made of pipelines (plan.pipeline > plan.chunk, plan.remat) to
-// and from lower::PipelinedStepPlan, as TrainJob.h does for steps made of
-// micro-batches and lower::StepPlan. The IR holds every field of the plain
+// and from step::PipelinedStepPlan, as TrainJob.h does for steps made of
+// micro-batches and step::StepPlan. The IR holds every field of the plain
 // form; the one thing a round trip does not keep is a remat table whose rows
 // are all zero, which reads back as the empty table (both mean "nothing is
 // recomputed").
@@ -12,7 +12,7 @@
 #define PLEXUS_PASSES_TRAIN_PIPELINESTEPIR_H
 
 #include "dialects/Plan/IR/PlanDialect.h"
-#include "passes/Lower/PipelinePlan.h"
+#include "passes/StepModel/PipelinePlan.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -28,11 +28,11 @@ bool isPipelinedStep(plan::StepOp step);
 /// peak_mem, bubble (0 when absent) and lengths (empty when absent) from
 /// the step; stages and SP degree from its first pipeline (the plan's
 /// defaults when it has none; the verifier makes all pipelines agree).
-lower::PipelinedStepPlan pipelinedStepPlanOf(plan::StepOp step);
+step::PipelinedStepPlan pipelinedStepPlanOf(plan::StepOp step);
 
 /// One pipeline: chunks in forward order, backward order, nsplit, time,
 /// bubble and the remat table (rematTableOf).
-lower::PlannedPipeline plannedPipelineOf(plan::PipelineOp pipeline);
+step::PlannedPipeline plannedPipelineOf(plan::PipelineOp pipeline);
 
 /// The pipeline's remat[stage][position]: empty when it has no plan.remat,
 /// else `stages` rows of one count per chunk, zero for stages without one.
@@ -47,7 +47,7 @@ std::vector<std::vector<int64_t>> rematTableOf(plan::PipelineOp pipeline);
 plan::StepOp buildPipelinedStepOp(mlir::OpBuilder &builder, mlir::Location loc,
                                   llvm::StringRef symName, int64_t index,
                                   llvm::StringRef job,
-                                  const lower::PipelinedStepPlan &plan);
+                                  const step::PipelinedStepPlan &plan);
 
 /// Replaces the plan.remat ops of `pipeline` with `remat[stage][position]`:
 /// one op, appended after the chunks, for each stage whose row has a

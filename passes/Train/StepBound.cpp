@@ -12,16 +12,16 @@ namespace plexus::train {
 StepBound stepLowerBound(const baselines::TrainSetup &setup,
                          const std::vector<int64_t> &lengths,
                          const BoundChoices &choices,
-                         const sim::CommTimeFn &comm) {
+                         const prog::CommTimeFn &comm) {
   StepBound out;
-  const lower::TrainModel &model = setup.model;
+  const step::TrainModel &model = setup.model;
   const double rate = model.chip.bf16Flops * model.efficiency;
   if (!(rate > 0) || setup.world < 1) {
     out.error = "the chip has no BF16 peak or the job no chip";
     return out;
   }
   // Forward and backward without recompute: what every plan computes.
-  lower::TrainModel plain = model;
+  step::TrainModel plain = model;
   plain.checkpointing = cost::Checkpointing::None;
   const FlopsPolynomial f = trainFlopsPolynomial(plain);
   for (int64_t s : lengths) {
@@ -31,7 +31,7 @@ StepBound stepLowerBound(const baselines::TrainSetup &setup,
   out.computeSeconds = out.flops / (static_cast<double>(setup.world) * rate);
 
   // The cheapest data-parallel synchronisation over the allowed depths.
-  const int64_t params = lower::carriedParameters(model.shape, 0,
+  const int64_t params = step::carriedParameters(model.shape, 0,
                                                   model.shape.layers);
   const int64_t element = cost::bytesPerElement(model.shape.dtype);
   double cheapest = std::numeric_limits<double>::infinity();
@@ -54,12 +54,12 @@ StepBound stepLowerBound(const baselines::TrainSetup &setup,
       for (int64_t i = 0; i < ways; ++i)
         ranks.push_back(contiguous ? i : i * shard);
       const int64_t bytes = (params / shard * element) / ways * ways;
-      sim::CommRequest reduce;
-      reduce.kind = model.zero == 0 ? sim::CommKind::AllReduce
-                                    : sim::CommKind::ReduceScatter;
+      prog::CommRequest reduce;
+      reduce.kind = model.zero == 0 ? prog::CommKind::AllReduce
+                                    : prog::CommKind::ReduceScatter;
       reduce.ranks = ranks;
       reduce.bytes = bytes;
-      sim::CommTime t = comm(reduce);
+      prog::CommTime t = comm(reduce);
       if (!t.error.empty()) {
         out.error = t.error;
         return out;
@@ -68,10 +68,10 @@ StepBound stepLowerBound(const baselines::TrainSetup &setup,
       if (model.zero > 0) {
         // The updated (or, under ZeRO-3, the forward's) parameters are
         // gathered back: the other half of an all-reduce.
-        sim::CommRequest gather = reduce;
-        gather.kind = sim::CommKind::AllGather;
+        prog::CommRequest gather = reduce;
+        gather.kind = prog::CommKind::AllGather;
         gather.bytes = bytes / ways;
-        sim::CommTime g = comm(gather);
+        prog::CommTime g = comm(gather);
         if (!g.error.empty()) {
           out.error = g.error;
           return out;

@@ -50,7 +50,7 @@ struct StepBound {
 StepBound stepLowerBound(const baselines::TrainSetup &setup,
                          const std::vector<int64_t> &lengths,
                          const BoundChoices &choices,
-                         const sim::CommTimeFn &comm);
+                         const prog::CommTimeFn &comm);
 
 } // namespace plexus::train
 

@@ -1,7 +1,7 @@
 //===- TrainJob.cpp - A plx.train as the planners' plain values -----------===//
 #include "passes/Train/TrainJob.h"
 
-#include "passes/Cost/JobRules.h"
+#include "dialects/Common/JobRules.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -58,9 +58,9 @@ baselines::TrainSetup trainSetupOf(TrainOps ops) {
   return setup;
 }
 
-lower::GroupLayout strategyLayout(plx::TrainOp train) {
+step::GroupLayout strategyLayout(plx::TrainOp train) {
   plx::TrainStrategyAttr s = train.getStrategy();
-  lower::GroupLayout layout;
+  step::GroupLayout layout;
   layout.ulysses = s.getSp() == plx::SpMode::static_ ? s.getSpDegree() : 1;
   layout.tp = s.getTp();
   layout.cp = s.getCp();
@@ -134,8 +134,8 @@ FailureOr<PlacedJob> placedJob(plan::JobOp job) {
   return placed;
 }
 
-lower::StepPlan stepPlanOf(plan::StepOp step) {
-  lower::StepPlan plan;
+step::StepPlan stepPlanOf(plan::StepOp step) {
+  step::StepPlan plan;
   plan.strategy = step.getStrategy() ? step.getStrategy()->str() : "";
   plan.world = step.getWorldSize();
   if (std::optional<ArrayRef<int64_t>> lengths = step.getLengths())
@@ -143,10 +143,10 @@ lower::StepPlan stepPlanOf(plan::StepOp step) {
   plan.seconds = step.getTime();
   plan.peakMemBytes = step.getPeakMem();
   for (auto mb : step.getBody()->getOps<plan::MicrobatchOp>()) {
-    lower::PlannedMicroBatch pmb;
+    step::PlannedMicroBatch pmb;
     pmb.seconds = mb.getTime();
     for (auto g : mb.getBody()->getOps<plan::SpGroupOp>()) {
-      lower::PlannedGroup pg;
+      step::PlannedGroup pg;
       pg.layout.tp = g.getTpDegree();
       pg.layout.cp = g.getCpDegree();
       pg.layout.pp = g.getPpDegree();
@@ -188,7 +188,7 @@ cost::Checkpointing checkpointingOf(plan::Checkpointing c) {
 
 plan::StepOp buildStepOp(OpBuilder &builder, Location loc, StringRef symName,
                          int64_t index, StringRef job,
-                         const lower::StepPlan &plan, int64_t zero,
+                         const step::StepPlan &plan, int64_t zero,
                          std::optional<cost::Checkpointing> checkpoint) {
   auto step = builder.create<plan::StepOp>(loc, symName, index, plan.world,
                                            plan.seconds, plan.peakMemBytes);
@@ -209,7 +209,7 @@ plan::StepOp buildStepOp(OpBuilder &builder, Location loc, StringRef symName,
                                                    mb.seconds);
     OpBuilder::InsertionGuard inner(builder);
     builder.setInsertionPointToEnd(mbOp.getBody());
-    for (const lower::PlannedGroup &g : mb.groups) {
+    for (const step::PlannedGroup &g : mb.groups) {
       int64_t degree = g.layout.degree();
       auto optional = [&](int64_t v) {
         return v != 1 ? builder.getI64IntegerAttr(v) : IntegerAttr();

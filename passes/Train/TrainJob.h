@@ -4,7 +4,7 @@
 // from the plx IR: a job's model, chip, strategy and memory
 // (baselines::TrainSetup), its dataset as a sampler description, the
 // chips plx-place gave its ranks, and plan.step ops to and from
-// lower::StepPlan. Errors are emitted on the op at fault.
+// step::StepPlan. Errors are emitted on the op at fault.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PASSES_TRAIN_TRAINJOB_H
@@ -16,6 +16,7 @@
 #include "passes/Fabric/CollectiveModel.h"
 #include "passes/Fabric/FabricGraph.h"
 #include "passes/Instantiate/BatchSampler.h"
+#include "passes/Lower/StepLowering.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -43,7 +44,7 @@ baselines::TrainSetup trainSetupOf(TrainOps ops);
 
 /// The strategy's static layout: sp_degree (1 when the planner chooses),
 /// tp, cp, pp_degree (1 when dynamic).
-lower::GroupLayout strategyLayout(plx::TrainOp train);
+step::GroupLayout strategyLayout(plx::TrainOp train);
 
 /// The dataset as a sampler description; a lengths file is resolved
 /// against the directory of the .plx file the dataset came from (its
@@ -63,13 +64,13 @@ mlir::FailureOr<PlacedJob> placedJob(plan::JobOp job);
 /// without one are left out).
 lower::RingOrders ringOrdersOf(plan::JobOp job);
 
-/// plan.step <-> lower::StepPlan. stepPlanOf reads every attribute
+/// plan.step <-> step::StepPlan. stepPlanOf reads every attribute
 /// (lengths are required for lowering; missing ones give an empty list).
 /// buildStepOp writes `zero` when it is >= 0 and `checkpoint` when set.
-lower::StepPlan stepPlanOf(plan::StepOp step);
+step::StepPlan stepPlanOf(plan::StepOp step);
 plan::StepOp buildStepOp(mlir::OpBuilder &builder, mlir::Location loc,
                          llvm::StringRef symName, int64_t index,
-                         llvm::StringRef job, const lower::StepPlan &plan,
+                         llvm::StringRef job, const step::StepPlan &plan,
                          int64_t zero = -1,
                          std::optional<cost::Checkpointing> checkpoint = {});
 

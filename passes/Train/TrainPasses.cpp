@@ -10,6 +10,7 @@
 
 #include "dialects/Rt/IR/RtDialect.h"
 #include "passes/Lower/PipelineLowering.h"
+#include "passes/Program/RtPrograms.h"
 #include "passes/Simulate/FabricCommTime.h"
 #include "passes/Train/DppPlanning.h"
 #include "passes/Train/FlexSpModel.h"
@@ -41,13 +42,13 @@ namespace {
 /// A planner of one batch of a job.
 using BatchPlanner = llvm::function_ref<baselines::NamedPlan(
     plx::TrainOp, const baselines::TrainSetup &, const std::vector<int64_t> &,
-    const sim::CommTimeFn &)>;
+    const prog::CommTimeFn &)>;
 
 /// A job's placed chips and the isolated communication times planners use
 /// on them (planners ask out of time order, so no contention).
 struct JobFabric {
   train::PlacedJob placed;
-  sim::CommTimeFn comm;
+  prog::CommTimeFn comm;
 };
 
 /// The fabric of `trainOp`'s plan.job; errors are emitted on the job.
@@ -85,7 +86,7 @@ LogicalResult planEachStep(ModuleOp module, BatchPlanner planner) {
     FailureOr<JobFabric> fabric = jobFabric(module, trainOp);
     if (failed(fabric))
       return failure();
-    const sim::CommTimeFn &comm = fabric->comm;
+    const prog::CommTimeFn &comm = fabric->comm;
     instantiate::SamplerOrError sampler =
         instantiate::BatchSampler::create(train::datasetDescOf(ops->data));
     if (!sampler.sampler)
@@ -119,7 +120,7 @@ struct PlanStaticPass : train::impl::PlanStaticPassBase<PlanStaticPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<lower::GroupLayout> fixed;
+    std::optional<step::GroupLayout> fixed;
     if (!layoutName.empty()) {
       fixed = baselines::parseLayoutName(layoutName);
       if (!fixed) {
@@ -133,8 +134,8 @@ struct PlanStaticPass : train::impl::PlanStaticPassBase<PlanStaticPass> {
     if (failed(planEachStep(module, [&](plx::TrainOp train,
                                         const baselines::TrainSetup &setup,
                                         const std::vector<int64_t> &lengths,
-                                        const sim::CommTimeFn &comm) {
-          lower::GroupLayout layout =
+                                        const prog::CommTimeFn &comm) {
+          step::GroupLayout layout =
               fixed ? *fixed : train::strategyLayout(train);
           return baselines::planStaticLayout(setup, lengths, layout, comm);
         })))
@@ -172,7 +173,7 @@ struct AdaptiveSpPass : train::impl::AdaptiveSpPassBase<AdaptiveSpPass> {
     if (failed(planEachStep(module, [&](plx::TrainOp,
                                         const baselines::TrainSetup &setup,
                                         const std::vector<int64_t> &lengths,
-                                        const sim::CommTimeFn &comm) {
+                                        const prog::CommTimeFn &comm) {
           double solver = 0;
           baselines::NamedPlan planned =
               train::planFlexSp(setup, lengths, comm, options, solver);
@@ -223,7 +224,7 @@ struct DynamicPpPass : train::impl::DynamicPpPassBase<DynamicPpPass> {
     if (failed(planEachStep(module, [&](plx::TrainOp train,
                                         const baselines::TrainSetup &setup,
                                         const std::vector<int64_t> &lengths,
-                                        const sim::CommTimeFn &comm) {
+                                        const prog::CommTimeFn &comm) {
           dpp::Result<train::DppJobLayout> layout = train::dppJobLayout(
               setup,
               spDegree > 0 ? int64_t(spDegree) : train::dppSpDegreeOf(train));
@@ -282,8 +283,8 @@ struct CheckpointPass : train::impl::CheckpointPassBase<CheckpointPass> {
     FailureOr<JobFabric> fabric = jobFabric(module, trainOp);
     if (failed(fabric))
       return failure();
-    const sim::CommTimeFn &comm = fabric->comm;
-    lower::PipelinedStepPlan plan = train::pipelinedStepPlanOf(step);
+    const prog::CommTimeFn &comm = fabric->comm;
+    step::PipelinedStepPlan plan = train::pipelinedStepPlanOf(step);
     train::DppJobLayout layout;
     layout.spDegree = plan.spDegree;
     layout.stages = plan.stages;
@@ -361,7 +362,7 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
           << static_cast<int64_t>(opBudget);
       return signalPassFailure();
     }
-    lower::TrainModel model = train::trainSetupOf(*ops).model;
+    step::TrainModel model = train::trainSetupOf(*ops).model;
     if (step.getZero())
       model.zero = *step.getZero();
     if (step.getCheckpoint())
@@ -373,10 +374,10 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
     std::vector<std::pair<int64_t, int64_t>> cuts;
     if (train::isPipelinedStep(step)) {
       model.zero = 3; // ZeRO-3 inside each stage
-      lower::PipelinedStepPlan plan = train::pipelinedStepPlanOf(step);
-      for (const lower::PlannedPipeline &p : plan.pipelines)
-        for (const lower::PlannedChunk &c : p.chunks)
-          for (const lower::ChunkSlice &slice : c.slices)
+      step::PipelinedStepPlan plan = train::pipelinedStepPlanOf(step);
+      for (const step::PlannedPipeline &p : plan.pipelines)
+        for (const step::PlannedChunk &c : p.chunks)
+          for (const step::ChunkSlice &slice : c.slices)
             if (slice.begin > 0)
               cuts.push_back({slice.sequence, slice.begin});
       llvm::sort(cuts);
@@ -384,7 +385,7 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
         options.layersPerOp = train::layersPerOpFor(plan, model, opBudget);
       lowered = lower::lowerPipelinedStep(plan, model, options);
     } else {
-      lower::StepPlan plan = train::stepPlanOf(step);
+      step::StepPlan plan = train::stepPlanOf(step);
       if (layersPerOp == 0)
         options.layersPerOp = train::layersPerOpFor(plan, model, opBudget);
       lowered = lower::lowerStep(plan, model, options);
@@ -424,112 +425,7 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
                        : builder.getDenseI64ArrayAttr(flat));
       (void)batch;
     }
-    auto i64 = [&](int64_t v) { return builder.getI64IntegerAttr(v); };
-    for (auto [rank, program] : llvm::enumerate(lowered.programs)) {
-      auto programOp = builder.create<rt::ProgramOp>(
-          loc, "rank_" + std::to_string(rank), static_cast<int64_t>(rank));
-      if (program.initialMemoryBytes > 0)
-        programOp.setResidentAttr(
-            builder.getI64IntegerAttr(program.initialMemoryBytes));
-      OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPointToEnd(programOp.getBody());
-      for (const sim::Op &op : program.ops) {
-        switch (op.kind) {
-        case sim::OpKind::Compute: {
-          rt::ComputeKind kind = op.computeKind == sim::ComputeKind::Bwd
-                                     ? rt::ComputeKind::bwd
-                                 : op.computeKind == sim::ComputeKind::Recompute
-                                     ? rt::ComputeKind::recompute
-                                     : rt::ComputeKind::fwd;
-          auto compute = builder.create<rt::ComputeOp>(
-              loc, rt::ComputeKindAttr::get(builder.getContext(), kind),
-              builder.getI64IntegerAttr(op.layerBegin),
-              builder.getI64IntegerAttr(op.layerEnd),
-              builder.getI64IntegerAttr(op.stage),
-              builder.getDenseI64ArrayAttr(op.seqs),
-              builder.getF64FloatAttr(op.seconds),
-              builder.getF64FloatAttr(op.flops),
-              op.memoryDeltaBytes != 0
-                  ? builder.getI64IntegerAttr(op.memoryDeltaBytes)
-                  : IntegerAttr(),
-              op.slices.empty() ? DenseI64ArrayAttr()
-                                : builder.getDenseI64ArrayAttr(op.slices),
-              StringAttr(), DenseI64ArrayAttr());
-          if (!op.ulyssesRanks.empty()) {
-            compute.setUlyssesAttr(builder.getStringAttr(op.ulysses));
-            compute.setUlyssesGroupAttr(
-                builder.getDenseI64ArrayAttr(op.ulyssesRanks));
-          }
-          break;
-        }
-        case sim::OpKind::Send:
-        case sim::OpKind::Recv: {
-          Operation *created =
-              op.kind == sim::OpKind::Send
-                  ? builder
-                        .create<rt::SendOp>(loc, i64(op.peer), i64(op.bytes),
-                                            i64(op.tag), rt::ComputeKindAttr(),
-                                            DenseI64ArrayAttr(),
-                                            DenseI64ArrayAttr())
-                        .getOperation()
-                  : builder
-                        .create<rt::RecvOp>(loc, i64(op.peer), i64(op.bytes),
-                                            i64(op.tag), rt::ComputeKindAttr(),
-                                            DenseI64ArrayAttr(),
-                                            DenseI64ArrayAttr())
-                        .getOperation();
-          if (op.carries) {
-            created->setAttr(
-                "carries",
-                rt::ComputeKindAttr::get(builder.getContext(),
-                                         op.computeKind == sim::ComputeKind::Bwd
-                                             ? rt::ComputeKind::bwd
-                                             : rt::ComputeKind::fwd));
-            created->setAttr("seqs", builder.getDenseI64ArrayAttr(op.seqs));
-            created->setAttr("slices", builder.getDenseI64ArrayAttr(op.slices));
-          }
-          break;
-        }
-        case sim::OpKind::Collective: {
-          auto group = builder.getDenseI64ArrayAttr(op.ranks);
-          StringAttr comm = builder.getStringAttr(op.group);
-          IntegerAttr bytes = builder.getI64IntegerAttr(op.bytes);
-          UnitAttr async = op.async ? builder.getUnitAttr() : UnitAttr();
-          Operation *created = nullptr;
-          switch (op.commKind) {
-          case sim::CommKind::AllToAll:
-            created = builder.create<rt::AllToAllOp>(
-                loc, comm, group, bytes, async, IntegerAttr(), IntegerAttr());
-            break;
-          case sim::CommKind::AllReduce:
-            created = builder.create<rt::AllReduceOp>(
-                loc, comm, group, bytes, async, IntegerAttr(), IntegerAttr());
-            break;
-          case sim::CommKind::AllGather:
-            created = builder.create<rt::AllGatherOp>(
-                loc, comm, group, bytes, async, IntegerAttr(), IntegerAttr());
-            break;
-          case sim::CommKind::ReduceScatter:
-            created = builder.create<rt::ReduceScatterOp>(
-                loc, comm, group, bytes, async, IntegerAttr(), IntegerAttr());
-            break;
-          case sim::CommKind::PointToPoint:
-            break;
-          }
-          if (created && op.carriesLayers) {
-            created->setAttr("layer_begin",
-                             builder.getI64IntegerAttr(op.layerBegin));
-            created->setAttr("layer_end",
-                             builder.getI64IntegerAttr(op.layerEnd));
-          }
-          break;
-        }
-        case sim::OpKind::Wait:
-          builder.create<rt::WaitOp>(loc, op.pending);
-          break;
-        }
-      }
-    }
+    prog::writeRtPrograms(builder, loc, lowered.programs);
   }
 };
 

@@ -51,7 +51,7 @@ void addPlanned(Accumulator &acc, const baselines::NamedPlan &plan,
     } else {
       acc.outcome.pipelines =
           static_cast<int64_t>(plan.pipelined->pipelines.size());
-      for (const lower::PlannedPipeline &p : plan.pipelined->pipelines)
+      for (const step::PlannedPipeline &p : plan.pipelined->pipelines)
         acc.outcome.microBatches += static_cast<int64_t>(p.chunks.size());
     }
   }
@@ -79,8 +79,8 @@ void finish(Accumulator &acc, int64_t steps, double peakFlops) {
 
 } // namespace
 
-int64_t layersPerOpFor(const lower::StepPlan &plan,
-                       const lower::TrainModel &model, int64_t opBudget) {
+int64_t layersPerOpFor(const step::StepPlan &plan,
+                       const step::TrainModel &model, int64_t opBudget) {
   int64_t pp = 1;
   if (!plan.microBatches.empty() && !plan.microBatches[0].groups.empty())
     pp = plan.microBatches[0].groups[0].layout.pp;
@@ -96,13 +96,13 @@ int64_t layersPerOpFor(const lower::StepPlan &plan,
                            static_cast<int64_t>(std::ceil(ops / budget)));
 }
 
-int64_t layersPerOpFor(const lower::PipelinedStepPlan &plan,
-                       const lower::TrainModel &model, int64_t opBudget) {
+int64_t layersPerOpFor(const step::PipelinedStepPlan &plan,
+                       const step::TrainModel &model, int64_t opBudget) {
   const int64_t stages = std::max<int64_t>(1, plan.stages);
   const int64_t stageLayers =
       std::max<int64_t>(1, (model.shape.layers + stages - 1) / stages);
   double chunks = 0;
-  for (const lower::PlannedPipeline &p : plan.pipelines)
+  for (const step::PlannedPipeline &p : plan.pipelines)
     chunks += static_cast<double>(p.chunks.size());
   const double ops = 10.0 * static_cast<double>(stageLayers) * chunks *
                      static_cast<double>(plan.world);
@@ -114,7 +114,7 @@ int64_t layersPerOpFor(const lower::PipelinedStepPlan &plan,
 }
 
 StepSimulation simulateStep(const baselines::NamedPlan &plan,
-                            const sim::CommTimeFn &comm,
+                            const prog::CommTimeFn &comm,
                             const lower::RingOrders *orders) {
   StepSimulation out;
   lower::LoweringOptions lowering;
@@ -178,7 +178,7 @@ namespace {
 /// One DPP variant of the job: `mode` chunking, `checkpointing`.
 baselines::NamedPlan planDppVariant(
     const baselines::TrainSetup &setup, const std::vector<int64_t> &lengths,
-    plx::TrainOp train, const sim::CommTimeFn &comm, dpp::ChunkingMode mode,
+    plx::TrainOp train, const prog::CommTimeFn &comm, dpp::ChunkingMode mode,
     ckpt::CheckpointStrategy checkpointing, const std::string &name) {
   dpp::Result<DppJobLayout> layout = dppJobLayout(setup, dppSpDegreeOf(train));
   if (!layout) {
@@ -201,7 +201,7 @@ baselines::NamedPlan planDppVariant(
 baselines::NamedPlan planJobDynamicPp(const baselines::TrainSetup &setup,
                                       const std::vector<int64_t> &lengths,
                                       plx::TrainOp train,
-                                      const sim::CommTimeFn &comm) {
+                                      const prog::CommTimeFn &comm) {
   return planDppVariant(
       setup, lengths, train, comm, dpp::ChunkingMode::WorkloadBalanced,
       dppCheckpointing(train.getStrategy().getCheckpoint()), "dpp");
@@ -209,7 +209,7 @@ baselines::NamedPlan planJobDynamicPp(const baselines::TrainSetup &setup,
 
 baselines::NamedPlan planFlexSpBaseline(const baselines::TrainSetup &setup,
                                         const std::vector<int64_t> &lengths,
-                                        const sim::CommTimeFn &comm) {
+                                        const prog::CommTimeFn &comm) {
   adaptivesp::AdaptiveSpOptions options;
   double solver = 0;
   baselines::NamedPlan flexsp =
@@ -229,7 +229,7 @@ baselines::NamedPlan planFlexSpBaseline(const baselines::TrainSetup &setup,
 std::vector<baselines::NamedPlan>
 dynamicPpBaselines(const baselines::TrainSetup &setup,
                    const std::vector<int64_t> &lengths, plx::TrainOp train,
-                   const sim::CommTimeFn &comm) {
+                   const prog::CommTimeFn &comm) {
   std::vector<baselines::NamedPlan> out;
   out.push_back(planFlexSpBaseline(setup, lengths, comm));
   out.push_back(
@@ -244,10 +244,10 @@ dynamicPpBaselines(const baselines::TrainSetup &setup,
 baselines::NamedPlan
 planJobStrategy(const baselines::TrainSetup &setup,
                 const std::vector<int64_t> &lengths, plx::TrainOp train,
-                const sim::CommTimeFn &comm, bool allowFlexSp,
+                const prog::CommTimeFn &comm, bool allowFlexSp,
                 std::vector<baselines::NamedPlan> *finalists) {
   const plx::TrainStrategyAttr strategy = train.getStrategy();
-  const lower::GroupLayout base = strategyLayout(train);
+  const step::GroupLayout base = strategyLayout(train);
   const bool adaptiveSp = strategy.getSp() != plx::SpMode::static_;
   const bool dynamicPp = strategy.getPp() != plx::PpMode::static_;
   const bool adaptiveCkpt =
@@ -321,7 +321,7 @@ planJobStrategy(const baselines::TrainSetup &setup,
         s.model.checkpointing = mode;
         if (p > 1)
           s.model.zero = std::min<int64_t>(s.model.zero, 2);
-        lower::GroupLayout layout{d, base.tp, base.cp, p};
+        step::GroupLayout layout{d, base.tp, base.cp, p};
         baselines::NamedPlan plan =
             baselines::planStaticLayout(s, lengths, layout, comm);
         if (plan.ok())
@@ -368,7 +368,7 @@ std::string strategyExcludes(plx::TrainOp train,
                              const baselines::NamedPlan &plan,
                              bool packedByMemory) {
   const plx::TrainStrategyAttr s = train.getStrategy();
-  const lower::GroupLayout &l = plan.layout;
+  const step::GroupLayout &l = plan.layout;
   const bool pipelined = plan.pipelined.has_value();
   const bool adaptiveGroups = !pipelined && plan.plan &&
                               plan.name.rfind("flexsp", 0) == 0;
@@ -477,7 +477,7 @@ std::string memoryKnob(const baselines::NamedPlan &plan) {
 }
 
 Judged judge(baselines::NamedPlan plan, const baselines::TrainSetup &setup,
-             const sim::CommTimeFn &comm, const lower::RingOrders &orders) {
+             const prog::CommTimeFn &comm, const lower::RingOrders &orders) {
   Judged j;
   j.plan = std::move(plan);
   if (!j.plan.ok()) {
@@ -546,7 +546,7 @@ void accumulate(Accumulator &acc, const Judged &j, int64_t step,
 
 /// The same plan twice: same layout, ZeRO, checkpointing and packing.
 std::string planKey(const baselines::NamedPlan &p, bool packedByMemory) {
-  const lower::GroupLayout &l = p.layout;
+  const step::GroupLayout &l = p.layout;
   return std::to_string(l.ulysses) + "/" + std::to_string(l.tp) + "/" +
          std::to_string(l.cp) + "/" + std::to_string(l.pp) + "/z" +
          std::to_string(p.model.zero) + "/c" +
@@ -627,9 +627,9 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     // concurrent transfers.
     sim::FabricCommOptions isolated;
     isolated.contention = false;
-    sim::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
+    prog::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
                                                placed->params, isolated);
-    sim::CommTimeFn simComm =
+    prog::CommTimeFn simComm =
         options.contention
             ? sim::fabricCommTime(*placed->graph, placed->chips, placed->params)
             : comm;
@@ -890,13 +890,13 @@ nlohmann::ordered_json outcomeJson(const PlanOutcome &o, bool brief) {
 
 } // namespace
 
-nlohmann::ordered_json pipelinesJson(const lower::PipelinedStepPlan &plan) {
+nlohmann::ordered_json pipelinesJson(const step::PipelinedStepPlan &plan) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const lower::PlannedPipeline &pipe : plan.pipelines) {
+  for (const step::PlannedPipeline &pipe : plan.pipelines) {
     nlohmann::ordered_json chunks = nlohmann::ordered_json::array();
-    for (const lower::PlannedChunk &c : pipe.chunks) {
+    for (const step::PlannedChunk &c : pipe.chunks) {
       nlohmann::ordered_json slices = nlohmann::ordered_json::array();
-      for (const lower::ChunkSlice &sl : c.slices) {
+      for (const step::ChunkSlice &sl : c.slices) {
         nlohmann::ordered_json slice;
         slice["sequence"] = sl.sequence;
         slice["begin"] = sl.begin;
@@ -952,9 +952,9 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
     j["pipelines"] = pipelinesJson(*p.pipelined);
   // Step 0's groups: which ranks run which sequences.
   nlohmann::ordered_json mbs = nlohmann::ordered_json::array();
-  for (const lower::PlannedMicroBatch &mb : p.plan.microBatches) {
+  for (const step::PlannedMicroBatch &mb : p.plan.microBatches) {
     nlohmann::ordered_json groups = nlohmann::ordered_json::array();
-    for (const lower::PlannedGroup &g : mb.groups) {
+    for (const step::PlannedGroup &g : mb.groups) {
       nlohmann::ordered_json group;
       group["degree"] = g.layout.degree();
       group["ranks"] = {g.firstRank, g.firstRank + g.layout.degree() - 1};

@@ -16,7 +16,9 @@
 
 #include "dialects/Plx/IR/PlxDialect.h"
 #include "passes/Baselines/StepPlanners.h"
-#include "passes/Lower/PipelinePlan.h"
+#include "passes/Lower/StepLowering.h"
+#include "passes/Simulate/EventSimulator.h"
+#include "passes/StepModel/PipelinePlan.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -47,7 +49,7 @@ struct PipelineOptions {
 struct PlanOutcome {
   std::string name;
   std::string error; ///< why the layout cannot run (then nothing else is set)
-  lower::GroupLayout layout;
+  step::GroupLayout layout;
   int64_t zero = 0;
   std::string checkpoint;      ///< NamedPlan::checkpointName() of step 0
   int64_t microBatches = 0;    ///< of step 0 (chunks, when pipelined)
@@ -87,8 +89,8 @@ struct TrainPrediction {
   std::string job;
   int64_t steps = 0;
   std::vector<int64_t> lengths; ///< step 0's sequence lengths
-  lower::StepPlan plan;         ///< the job's own plan of step 0, or
-  std::optional<lower::PipelinedStepPlan> pipelined; ///< when pipelined
+  step::StepPlan plan;         ///< the job's own plan of step 0, or
+  std::optional<step::PipelinedStepPlan> pipelined; ///< when pipelined
   double solverSeconds = 0; ///< wall time of the planner, all steps
   PlanOutcome primary;
   std::vector<PlanOutcome> baselines;
@@ -127,7 +129,7 @@ constexpr size_t kStaticFinalists = 3;
 baselines::NamedPlan
 planJobStrategy(const baselines::TrainSetup &setup,
                 const std::vector<int64_t> &lengths, plx::TrainOp train,
-                const sim::CommTimeFn &comm, bool allowFlexSp = true,
+                const prog::CommTimeFn &comm, bool allowFlexSp = true,
                 std::vector<baselines::NamedPlan> *finalists = nullptr);
 
 /// Empty when the job's strategy admits `plan` (every choice it fixes is
@@ -145,12 +147,12 @@ std::string strategyExcludes(plx::TrainOp train,
 /// Coarser ops sum compute and bytes; what changes is per-op latency and,
 /// under ZeRO-3, how finely prefetching overlaps compute and how large the
 /// gathered buffers are.
-int64_t layersPerOpFor(const lower::StepPlan &plan,
-                       const lower::TrainModel &model,
+int64_t layersPerOpFor(const step::StepPlan &plan,
+                       const step::TrainModel &model,
                        int64_t opBudget = 4'000'000);
 /// The same for a pipelined step (about 10 ops per layer, chunk and rank).
-int64_t layersPerOpFor(const lower::PipelinedStepPlan &plan,
-                       const lower::TrainModel &model,
+int64_t layersPerOpFor(const step::PipelinedStepPlan &plan,
+                       const step::TrainModel &model,
                        int64_t opBudget = 4'000'000);
 
 /// The SP degree per DPP stage a strategy fixes (`sp = <degree>`), else 0
@@ -161,7 +163,7 @@ int64_t dppSpDegreeOf(plx::TrainOp train);
 baselines::NamedPlan planJobDynamicPp(const baselines::TrainSetup &setup,
                                       const std::vector<int64_t> &lengths,
                                       plx::TrainOp train,
-                                      const sim::CommTimeFn &comm);
+                                      const prog::CommTimeFn &comm);
 
 /// FlexSP over the whole cluster with the job's checkpointing, named
 /// "flexsp"; when a sequence does not fit that way, with full
@@ -169,7 +171,7 @@ baselines::NamedPlan planJobDynamicPp(const baselines::TrainSetup &setup,
 /// length), named "flexsp-full-ckpt".
 baselines::NamedPlan planFlexSpBaseline(const baselines::TrainSetup &setup,
                                         const std::vector<int64_t> &lengths,
-                                        const sim::CommTimeFn &comm);
+                                        const prog::CommTimeFn &comm);
 
 /// The baselines a dynamic-pipeline job is compared with, besides the
 /// standard ones: FlexSP over the whole cluster ("flexsp", or
@@ -179,7 +181,7 @@ baselines::NamedPlan planFlexSpBaseline(const baselines::TrainSetup &setup,
 std::vector<baselines::NamedPlan>
 dynamicPpBaselines(const baselines::TrainSetup &setup,
                    const std::vector<int64_t> &lengths, plx::TrainOp train,
-                   const sim::CommTimeFn &comm);
+                   const prog::CommTimeFn &comm);
 
 /// Lowers and simulates one planned step on `comm`'s fabric.
 struct StepSimulation {
@@ -192,7 +194,7 @@ struct StepSimulation {
 /// `orders` (may be null): the ring orders placement chose, applied to the
 /// lowered programs' communicators (lower::applyRingOrders).
 StepSimulation simulateStep(const baselines::NamedPlan &plan,
-                            const sim::CommTimeFn &comm,
+                            const prog::CommTimeFn &comm,
                             const lower::RingOrders *orders = nullptr);
 
 /// Runs the pipeline on every plx.train of `module` (after plx-instantiate
@@ -211,7 +213,7 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p);
 /// "slices": [{"sequence", "begin", "end", "context"}], "planned_time_s"}),
 /// "backward_order", "checkpoint_layers" (per stage, per chunk),
 /// "planned_time_s" and "planned_bubble_ratio".
-nlohmann::ordered_json pipelinesJson(const lower::PipelinedStepPlan &plan);
+nlohmann::ordered_json pipelinesJson(const step::PipelinedStepPlan &plan);
 
 } // namespace plexus::train
 

@@ -22,18 +22,18 @@
 // (2 x 4 x 64 + 2 x 2 x 64) values x 2 bytes = 1,572,864 bytes; the compute
 // op names the Ulysses group its attention runs in.
 // CHECK-LABEL: rt.program @rank_0 rank 0 resident {{[0-9]+}} {
-// CHECK-NEXT:    rt.all_gather group "zero:0-3" [0, 1, 2, 3] bytes 619776 async layers [0, 1)
+// CHECK-NEXT:    rt.all_gather group zero "zero:0-3" [0, 1, 2, 3] bytes 619776 async layers [0, 1)
 // CHECK-NEXT:    rt.wait pending 0
-// CHECK-NEXT:    rt.all_gather group "zero:0-3" [0, 1, 2, 3] bytes 491776 async layers [1, 2)
-// CHECK-NEXT:    rt.all_to_all group "sp:0-1" [0, 1] bytes 1572864
+// CHECK-NEXT:    rt.all_gather group zero "zero:0-3" [0, 1, 2, 3] bytes 491776 async layers [1, 2)
+// CHECK-NEXT:    rt.all_to_all group sp "sp:0-1" [0, 1] bytes 1572864
 // CHECK-NEXT:    rt.compute fwd layers [0, 1) stage 0 seqs [2, 7] time {{.*}} flops {{.*}} mem {{[0-9]+}} ulysses "sp:0-1" [0, 1]
 // The backward starts at the last layer: recompute (selective: the
 // attention core), backward, all-to-all, then the gradients' reduction on
 // the stream; the next wait leaves that reduction pending.
 // CHECK:         rt.compute recompute layers [3, 4) stage 0 seqs [2, 7]
 // CHECK-NEXT:    rt.compute bwd layers [3, 4) stage 0 seqs [2, 7] time {{.*}} flops {{.*}} mem -{{[0-9]+}}
-// CHECK-NEXT:    rt.all_to_all group "sp:0-1" [0, 1] bytes 1572864
-// CHECK-NEXT:    rt.reduce_scatter group "zero:0-3" [0, 1, 2, 3] bytes {{[0-9]+}} async layers [3, 4)
+// CHECK-NEXT:    rt.all_to_all group sp "sp:0-1" [0, 1] bytes 1572864
+// CHECK-NEXT:    rt.reduce_scatter group zero "zero:0-3" [0, 1, 2, 3] bytes {{[0-9]+}} async layers [3, 4)
 // CHECK-NEXT:    rt.wait pending 1
 // CHECK-LABEL: rt.program @rank_3 rank 3
 // CHECK: rt.compute fwd layers [0, 1) stage 0 seqs [4, 0, 1, 3, 5, 6]
@@ -54,7 +54,7 @@
 // The ZeRO-3 gathers take the same grain: one per two layers.
 // COARSE:     rt.compute fwd layers [0, 2) stage 0 seqs [2, 7]
 // COARSE:     rt.compute fwd layers [2, 4) stage 0 seqs [2, 7]
-// COARSE-NEXT: rt.all_gather group "zero:0-3" [0, 1, 2, 3] bytes {{[0-9]+}} async layers [2, 4)
+// COARSE-NEXT: rt.all_gather group zero "zero:0-3" [0, 1, 2, 3] bytes {{[0-9]+}} async layers [2, 4)
 // COARSE-NOT: layers [1, 2)
 // A layer count fixes the grain whatever the budget.
 // RUN: plx-opt %s -plx-lower-to-rt='op-budget=100 layers-per-op=1' | FileCheck %s --check-prefix=FINE

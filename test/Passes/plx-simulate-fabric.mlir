@@ -18,23 +18,23 @@ plan.job @dp_job fabric @rx ranks 5 {
 }
 rt.program @rank_0 rank 0 {
   rt.compute bwd layers [0, 4) stage 0 seqs [0] time 0.01
-  rt.all_reduce group "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
 }
 rt.program @rank_1 rank 1 {
   rt.compute bwd layers [0, 4) stage 0 seqs [1] time 0.01
-  rt.all_reduce group "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
 }
 rt.program @rank_2 rank 2 {
   rt.compute bwd layers [0, 4) stage 0 seqs [2] time 0.01
-  rt.all_reduce group "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
 }
 rt.program @rank_3 rank 3 {
   rt.compute bwd layers [0, 4) stage 0 seqs [3] time 0.01
-  rt.all_reduce group "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
 }
 rt.program @rank_4 rank 4 {
   rt.compute bwd layers [0, 4) stage 0 seqs [4] time 0.01
-  rt.all_reduce group "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
 }
 
 // -----
@@ -49,21 +49,21 @@ plan.job @dp_job fabric @ft ranks 5 {
 }
 rt.program @rank_0 rank 0 {
   rt.compute bwd layers [0, 4) stage 0 seqs [0] time 0.01
-  rt.all_reduce group "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
 }
 rt.program @rank_1 rank 1 {
   rt.compute bwd layers [0, 4) stage 0 seqs [1] time 0.01
-  rt.all_reduce group "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
 }
 rt.program @rank_2 rank 2 {
   rt.compute bwd layers [0, 4) stage 0 seqs [2] time 0.01
-  rt.all_reduce group "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
 }
 rt.program @rank_3 rank 3 {
   rt.compute bwd layers [0, 4) stage 0 seqs [3] time 0.01
-  rt.all_reduce group "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
 }
 rt.program @rank_4 rank 4 {
   rt.compute bwd layers [0, 4) stage 0 seqs [4] time 0.01
-  rt.all_reduce group "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
 }

@@ -27,7 +27,7 @@ case $variant in
     need 'rt.compute recompute' "recomputation" ;;
   pp-dp)
     need 'rt.send .* carries fwd' "activation message between stages"
-    need 'rt.reduce_scatter group "dp:' "data-parallel gradient sync" ;;
+    need 'rt.reduce_scatter group dp "dp:' "data-parallel gradient sync" ;;
   single)
     need 'rt.program @rank_0 ' "program for rank 0"
     if grep -q 'rt.program @rank_1 ' "$mlir"; then

@@ -2,7 +2,7 @@
 //
 // A training step planned by dynamic pipeline parallelism (DPP):
 // plan.step > plan.pipeline > plan.chunk, plan.remat. The plain C++ form is
-// lower::PipelinedStepPlan (passes/Lower/PipelinePlan.h).
+// step::PipelinedStepPlan (passes/StepModel/PipelinePlan.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PLAN_PIPELINE_OPS_TD

@@ -17,7 +17,7 @@ def Plx_TransformerAttr : Plx_Attr<"Transformer", "transformer"> {
     each token to `top_k` of `experts` experts of width `moe_ffn` plus
     `shared_experts` always-active ones. `mtp_layers` multi-token-prediction
     layers follow the trunk. The verifier applies the shape rules of
-    `passes/Cost/TransformerShape.h`.
+    `dialects/Common/TransformerShape.h`.
 
     ```mlir
     #plx.transformer<layers = 32, hidden = 4096, heads = 32, kv_heads = 8,

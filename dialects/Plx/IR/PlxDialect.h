@@ -6,10 +6,10 @@
 #ifndef PLEXUS_DIALECTS_PLX_IR_PLXDIALECT_H
 #define PLEXUS_DIALECTS_PLX_IR_PLXDIALECT_H
 
-#include "passes/Cost/ChipCatalog.h"
-#include "passes/Cost/TransformerShape.h"
-#include "passes/Fabric/Faults.h"
-#include "passes/Fabric/TopologyShape.h"
+#include "dialects/Common/ChipCatalog.h"
+#include "dialects/Common/TransformerShape.h"
+#include "dialects/Common/Faults.h"
+#include "dialects/Common/TopologyShape.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"

@@ -1,13 +1,13 @@
 //===- PlxOps.cpp - Ops of the plx (spec) dialect -------------------------===//
 //
 // Op verifiers: local rules in verify(), cross-declaration rules (the job
-// rules of passes/Cost/JobRules.h) in verifySymbolUses().
+// rules of dialects/Common/JobRules.h) in verifySymbolUses().
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Plx/IR/PlxDialect.h"
 
-#include "passes/Cost/JobRules.h"
-#include "passes/Fabric/TopologyShape.h"
+#include "dialects/Common/JobRules.h"
+#include "dialects/Common/TopologyShape.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"

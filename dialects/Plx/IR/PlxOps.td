@@ -67,7 +67,7 @@ def Plx_FabricOp : Plx_Op<"fabric", [Symbol]> {
     joined by `intra_node` links of `intra_node_bandwidth` bytes/s per chip
     and direction (an integer);
     nodes by the `topology`. The verifier applies the sizing rules of
-    `passes/Fabric/TopologyShape.h`.
+    `dialects/Common/TopologyShape.h`.
 
     ```mlir
     plx.fabric @cluster chip <name = "A100_40GB", ...> nodes 8 x 8

@@ -63,6 +63,34 @@ def Rt_ComputeKind : I32EnumAttr<"ComputeKind",
   let genSpecializedAttr = 0;
 }
 
+def Rt_CommKind : I32EnumAttr<"CommKind",
+    "what a communicator is for", [
+      I32EnumAttrCase<"sp", 0>,
+      I32EnumAttrCase<"tp", 1>,
+      I32EnumAttrCase<"cp", 2>,
+      I32EnumAttrCase<"zero", 3>,
+      I32EnumAttrCase<"dp", 4>
+    ]> {
+  let cppNamespace = "::plexus::rt";
+  let genSpecializedAttr = 0;
+}
+
+def Rt_CommKindAttr : EnumAttr<Rt_Dialect, Rt_CommKind, "comm_kind"> {
+  let summary = "What a collective's communicator is for";
+  let description = [{
+    `sp` exchanges a Ulysses group's heads and tokens, `tp` reduces a
+    tensor-parallel group's partial sums, `cp` passes a context-parallel
+    ring's keys and values, `zero` gathers and reduces parameters sharded at
+    rest (ZeRO-3) and `dp` synchronises a data-parallel step's gradients
+    (and, under ZeRO-1/2, gathers the updated parameters). Inside a
+    collective it is written as the bare keyword after `group`
+    (`rt.all_gather group zero "zero:0-7" ...`), elsewhere as
+    `#rt<comm_kind zero>`. Code generation and the runtime read it; the
+    communicator's name is only an id.
+  }];
+  let assemblyFormat = "$value";
+}
+
 def Rt_ComputeKindAttr : EnumAttr<Rt_Dialect, Rt_ComputeKind, "compute_kind"> {
   let summary = "The pass a compute op runs";
   let description = [{

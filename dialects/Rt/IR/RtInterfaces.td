@@ -17,6 +17,8 @@ def Rt_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
     alike.
   }];
   let methods = [
+    InterfaceMethod<"What the communicator is for (sp, tp, cp, zero, dp).",
+                    "::plexus::rt::CommKind", "getKind">,
     InterfaceMethod<"The communicator's name, unique per set of ranks.",
                     "::llvm::StringRef", "getComm">,
     InterfaceMethod<"The ranks of the communicator, in ring order.",

@@ -106,6 +106,28 @@ static void printComputeKind(OpAsmPrinter &printer, Operation *,
   printer << stringifyComputeKind(attr.getValue());
 }
 
+// custom<CommKind>: a collective's communicator kind, the same way.
+
+static ParseResult parseCommKind(OpAsmParser &parser, CommKindAttr &attr) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return parser.emitError(loc, "expected the communicator's kind (sp, tp, "
+                                 "cp, zero or dp) after 'group'");
+  std::optional<CommKind> kind = symbolizeCommKind(keyword);
+  if (!kind)
+    return parser.emitError(loc, "expected sp, tp, cp, zero or dp as the "
+                                 "communicator's kind, got '")
+           << keyword << "'";
+  attr = CommKindAttr::get(parser.getContext(), *kind);
+  return success();
+}
+
+static void printCommKind(OpAsmPrinter &printer, Operation *,
+                          CommKindAttr attr) {
+  printer << stringifyCommKind(attr.getValue());
+}
+
 #define GET_OP_CLASSES
 #include "dialects/Rt/IR/RtOps.cpp.inc"
 

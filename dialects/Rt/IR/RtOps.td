@@ -175,8 +175,10 @@ class Rt_CollectiveOp<string mnemonic, string opSummary, string bytesMeaning>
     : Rt_Op<mnemonic, [HasParent<"ProgramOp">, Rt_CollectiveOpInterface]> {
   let summary = opSummary;
   let description = !strconcat([{
-    The communicator is named by a string (`comm`; every rank of the group
-    names it the same way) followed by its ranks in ring order (`group`).
+    The communicator's kind (`sp`, `tp`, `cp`, `zero` or `dp`, see
+    `#rt<comm_kind>`) says what it is for; it is named by a string (`comm`,
+    an id: every rank of the group names it the same way, nothing reads
+    meaning into it) followed by its ranks in ring order (`group`).
     The group is non-empty, its ranks are non-negative and distinct, and it
     includes the rank of the enclosing program. `bytes` (non-negative) is
     the size of each rank's input buffer:}], bytesMeaning, [{
@@ -191,25 +193,26 @@ class Rt_CollectiveOp<string mnemonic, string opSummary, string bytesMeaning>
     (`all_gather`) or the gradients (`reduce_scatter`, `all_reduce`) of
     layers [a, b) of the rank's stage, packed in a fixed order, with the
     token embedding when a = 0 and the final norm and output head when b
-    is the model's last layer and the stage holds them. A communicator
-    named `zero:...` shards the parameters at rest (ZeRO-3): the gather
+    is the model's last layer and the stage holds them. A `zero`
+    communicator shards the parameters at rest (ZeRO-3): the gather
     rebuilds them before a compute op, the reduce-scatter leaves each rank
-    its shard of the summed gradient. One named `dp:...` synchronises a
+    its shard of the summed gradient. A `dp` one synchronises a
     data-parallel step: an all-reduce (ZeRO-0), or a reduce-scatter and,
     after the optimizer has updated each rank's shard, an all-gather of the
     updated parameters (ZeRO-1 and 2).
 
     ```mlir
-    rt.}], mnemonic, [{ group "sp:4-7" [4, 5, 6, 7] bytes 1048576
-    rt.}], mnemonic, [{ group "zero:0-7" [0, 1, 2, 3, 4, 5, 6, 7] bytes 4096 async layers [0, 2)
+    rt.}], mnemonic, [{ group sp "sp:4-7" [4, 5, 6, 7] bytes 1048576
+    rt.}], mnemonic, [{ group zero "zero:0-7" [0, 1, 2, 3, 4, 5, 6, 7] bytes 4096 async layers [0, 2)
     ```
   }]);
-  let arguments = (ins StrAttr:$comm, DenseI64ArrayAttr:$group,
+  let arguments = (ins Rt_CommKindAttr:$kind, StrAttr:$comm,
+                       DenseI64ArrayAttr:$group,
                        Rt_Int64Attr:$bytes, UnitAttr:$async,
                        OptionalAttr<Rt_Int64Attr>:$layer_begin,
                        OptionalAttr<Rt_Int64Attr>:$layer_end);
   let assemblyFormat = [{
-    `group` $comm $group `bytes` $bytes (`async` $async^)?
+    `group` custom<CommKind>($kind) $comm $group `bytes` $bytes (`async` $async^)?
     (`layers` ` ` `[` $layer_begin^ `,` $layer_end `)`)? attr-dict
   }];
   let hasVerifier = 1;

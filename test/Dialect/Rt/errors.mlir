@@ -96,62 +96,62 @@ rt.program @rank_0 rank 0 {
 // -----
 
 // expected-error @+1 {{'rt.all_reduce' op expects parent op 'rt.program'}}
-rt.all_reduce group "dp" [0, 1] bytes 64
+rt.all_reduce group dp "dp" [0, 1] bytes 64
 
 // -----
 
 rt.program @rank_0 rank 0 {
   // expected-error @+1 {{'rt.all_reduce' op communicator name must not be empty}}
-  rt.all_reduce group "" [0, 1] bytes 64
+  rt.all_reduce group dp "" [0, 1] bytes 64
 }
 
 // -----
 
 rt.program @rank_0 rank 0 {
   // expected-error @+1 {{'rt.all_gather' op communicator group is empty}}
-  rt.all_gather group "dp" [] bytes 64
+  rt.all_gather group dp "dp" [] bytes 64
 }
 
 // -----
 
 rt.program @rank_0 rank 0 {
   // expected-error @+1 {{'rt.all_to_all' op group rank must be non-negative, got -2}}
-  rt.all_to_all group "sp" [0, -2] bytes 64
+  rt.all_to_all group sp "sp" [0, -2] bytes 64
 }
 
 // -----
 
 rt.program @rank_0 rank 0 {
   // expected-error @+1 {{'rt.reduce_scatter' op rank 2 appears twice in the group}}
-  rt.reduce_scatter group "dp" [0, 2, 1, 2] bytes 64
+  rt.reduce_scatter group dp "dp" [0, 2, 1, 2] bytes 64
 }
 
 // -----
 
 rt.program @rank_3 rank 3 {
   // expected-error @+1 {{'rt.all_to_all' op group [0, 1, 2] does not include the program's rank 3}}
-  rt.all_to_all group "sp" [0, 1, 2] bytes 96
+  rt.all_to_all group sp "sp" [0, 1, 2] bytes 96
 }
 
 // -----
 
 rt.program @rank_0 rank 0 {
   // expected-error @+1 {{'rt.all_gather' op bytes must be non-negative, got -64}}
-  rt.all_gather group "dp" [0, 1] bytes -64
+  rt.all_gather group dp "dp" [0, 1] bytes -64
 }
 
 // -----
 
 rt.program @rank_0 rank 0 {
   // expected-error @+1 {{'rt.all_to_all' op bytes (1000) must be a multiple of the group size (3)}}
-  rt.all_to_all group "sp" [0, 1, 2] bytes 1000
+  rt.all_to_all group sp "sp" [0, 1, 2] bytes 1000
 }
 
 // -----
 
 rt.program @rank_0 rank 0 {
   // expected-error @+1 {{'rt.reduce_scatter' op bytes (10) must be a multiple of the group size (4)}}
-  rt.reduce_scatter group "dp" [0, 1, 2, 3] bytes 10
+  rt.reduce_scatter group dp "dp" [0, 1, 2, 3] bytes 10
 }
 
 // -----
@@ -159,10 +159,10 @@ rt.program @rank_0 rank 0 {
 // All-reduce and all-gather keep whole buffers: any size is fine, so only
 // the op that cuts the buffer complains.
 rt.program @rank_0 rank 0 {
-  rt.all_reduce group "dp" [0, 1, 2] bytes 10
-  rt.all_gather group "dp" [0, 1, 2] bytes 10
+  rt.all_reduce group dp "dp" [0, 1, 2] bytes 10
+  rt.all_gather group dp "dp" [0, 1, 2] bytes 10
   // expected-error @+1 {{'rt.all_to_all' op bytes (10) must be a multiple of the group size (3)}}
-  rt.all_to_all group "dp" [0, 1, 2] bytes 10
+  rt.all_to_all group dp "dp" [0, 1, 2] bytes 10
 }
 
 //===----------------------------------------------------------------------===//
@@ -246,4 +246,20 @@ rt.program @rank_0 rank 0 {
 rt.program @rank_0 rank 0 {
   // expected-error @+1 {{'rt.wait' op pending must be non-negative, got -1}}
   rt.wait pending -1
+}
+
+// -----
+
+rt.program @rank_0 rank 0 {
+  // A communicator's kind is one of sp, tp, cp, zero and dp; a name is not
+  // read for it.
+  // expected-error @+1 {{expected sp, tp, cp, zero or dp as the communicator's kind, got 'ring'}}
+  rt.all_reduce group ring "ring:0-1" [0, 1] bytes 64
+}
+
+// -----
+
+rt.program @rank_0 rank 0 {
+  // expected-error @+1 {{expected the communicator's kind (sp, tp, cp, zero or dp) after 'group'}}
+  rt.all_reduce group "dp:0-1" [0, 1] bytes 64
 }

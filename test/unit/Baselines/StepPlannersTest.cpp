@@ -15,16 +15,16 @@
 
 using namespace plexus;
 using namespace plexus::baselines;
-using lower::GroupLayout;
+using step::GroupLayout;
 
 namespace {
 
 using Ids = std::vector<int64_t>;
 using Bins = std::vector<std::vector<Ids>>;
 
-lower::TrainModel tinyModel(int64_t zero, cost::Checkpointing ckpt,
+step::TrainModel tinyModel(int64_t zero, cost::Checkpointing ckpt,
                             int64_t layers = 2) {
-  lower::TrainModel m;
+  step::TrainModel m;
   m.shape.layers = layers;
   m.shape.hidden = 16;
   m.shape.heads = 4;
@@ -60,27 +60,27 @@ constexpr int64_t kResidentZero0 = 16 * 6736; // 107,776
 /// A constant time for every communication, recording what was asked.
 struct ConstantComm {
   double seconds = 1e-6;
-  std::vector<sim::CommRequest> requests;
-  sim::CommTimeFn fn() {
-    return [this](const sim::CommRequest &r) {
+  std::vector<prog::CommRequest> requests;
+  prog::CommTimeFn fn() {
+    return [this](const prog::CommRequest &r) {
       requests.push_back(r);
-      return sim::CommTime(seconds);
+      return prog::CommTime(seconds);
     };
   }
 };
 
-sim::CommTime freeComm(const sim::CommRequest &) { return sim::CommTime(0.0); }
+prog::CommTime freeComm(const prog::CommRequest &) { return prog::CommTime(0.0); }
 
 /// One micro-batch per entry, every one with the same groups side by side.
-lower::StepPlan handPlan(int64_t world, GroupLayout layout, const Bins &mbs,
+step::StepPlan handPlan(int64_t world, GroupLayout layout, const Bins &mbs,
                          std::vector<int64_t> lengths) {
-  lower::StepPlan plan;
+  step::StepPlan plan;
   plan.world = world;
   plan.lengths = std::move(lengths);
   for (const auto &groups : mbs) {
-    lower::PlannedMicroBatch mb;
+    step::PlannedMicroBatch mb;
     for (size_t g = 0; g < groups.size(); ++g) {
-      lower::PlannedGroup pg;
+      step::PlannedGroup pg;
       pg.layout = layout;
       pg.firstRank = static_cast<int64_t>(g) * layout.degree();
       pg.seqs = groups[g];
@@ -91,11 +91,11 @@ lower::StepPlan handPlan(int64_t world, GroupLayout layout, const Bins &mbs,
   return plan;
 }
 
-Bins binsOf(const lower::StepPlan &plan) {
+Bins binsOf(const step::StepPlan &plan) {
   Bins out;
-  for (const lower::PlannedMicroBatch &mb : plan.microBatches) {
+  for (const step::PlannedMicroBatch &mb : plan.microBatches) {
     out.emplace_back();
-    for (const lower::PlannedGroup &g : mb.groups)
+    for (const step::PlannedGroup &g : mb.groups)
       out.back().push_back(g.seqs);
   }
   return out;
@@ -153,16 +153,16 @@ TEST(StepPlanners, MalformedLayoutNamesAreRejected) {
 
 TEST(StepPlanners, ActivationBytesPerTokenByCheckpointing) {
   // Selective: 2 layers x 512; the length does not matter.
-  lower::TrainModel sel = tinyModel(0, cost::Checkpointing::Selective);
+  step::TrainModel sel = tinyModel(0, cost::Checkpointing::Selective);
   EXPECT_EQ(activationBytesPerToken(sel, 10), 1024);
   EXPECT_EQ(activationBytesPerToken(sel, 1000), 1024);
   // Full: each layer keeps its input (2 x 16 bytes), plus the largest
   // recompute transient, 512 - 32 = 480.
-  lower::TrainModel full = tinyModel(0, cost::Checkpointing::Full);
+  step::TrainModel full = tinyModel(0, cost::Checkpointing::Full);
   EXPECT_EQ(activationBytesPerToken(full, 10), 2 * 32 + 480);
   // None: the attention scores of every key, (2 x 2 + 1) x 4 heads = 20
   // bytes per key: 2 x (512 + 20 x 10).
-  lower::TrainModel none = tinyModel(0, cost::Checkpointing::None);
+  step::TrainModel none = tinyModel(0, cost::Checkpointing::None);
   none.attention = cost::AttentionKernel::Eager;
   EXPECT_EQ(activationBytesPerToken(none, 10), 1424);
   EXPECT_EQ(activationBytesPerToken(none, 100), 2 * (512 + 2000));
@@ -303,7 +303,7 @@ TEST(StepPlanners, SequenceForwardFlopsAddTheLayers) {
 }
 
 TEST(StepPlanners, BalancingSpreadsWhatBestFitPacksTogether) {
-  lower::TrainModel m = tinyModel(0, cost::Checkpointing::Selective);
+  step::TrainModel m = tinyModel(0, cost::Checkpointing::Selective);
   std::vector<int64_t> lengths{40, 30, 20, 10};
   // Two groups of 100 tokens: best fit puts everything into group 0.
   Result<StaticSpPlan> packed = packStaticSp(lengths, {2, 1, 100, 0});
@@ -318,7 +318,7 @@ TEST(StepPlanners, BalancingSpreadsWhatBestFitPacksTogether) {
 }
 
 TEST(StepPlanners, BalancingKeepsThePackingWhenASequenceFindsNoRoom) {
-  lower::TrainModel m = tinyModel(0, cost::Checkpointing::Selective);
+  step::TrainModel m = tinyModel(0, cost::Checkpointing::Selective);
   std::vector<int64_t> lengths{60, 50, 40, 30, 20};
   // Best fit fills both groups exactly: {60, 40} and {50, 30, 20}.
   Result<StaticSpPlan> packed = packStaticSp(lengths, {2, 1, 100, 0});
@@ -332,7 +332,7 @@ TEST(StepPlanners, BalancingKeepsThePackingWhenASequenceFindsNoRoom) {
 TEST(StepPlanners, BalancingFillsMicroBatchesInOrder) {
   // One group of 100 tokens: best fit needs 2 micro-batches, {60, 40} and
   // {50}; balancing keeps 2 and gives the second the next largest.
-  lower::TrainModel m = tinyModel(0, cost::Checkpointing::Selective);
+  step::TrainModel m = tinyModel(0, cost::Checkpointing::Selective);
   std::vector<int64_t> lengths{60, 50, 40};
   Result<StaticSpPlan> packed = packStaticSp(lengths, {1, 1, 100, 0});
   ASSERT_TRUE(packed) << packed.error;
@@ -365,18 +365,18 @@ TEST(StepPlanners, StaticLayoutPlansTheBalancedBins) {
 TEST(StepPlanners, EstimateOfADataParallelStep) {
   TrainSetup s = tinySetup(2, 1'000'000'000, 0, cost::Checkpointing::None);
   s.model.attention = cost::AttentionKernel::Eager; // the scores below
-  lower::StepPlan plan = handPlan(2, {1, 1, 1, 1}, {{{0}, {1}}}, {10, 20});
+  step::StepPlan plan = handPlan(2, {1, 1, 1, 1}, {{{0}, {1}}}, {10, 20});
   ConstantComm comm;
   ASSERT_EQ(estimateStep(plan, s, comm.fn()), "");
 
-  const lower::PlannedMicroBatch &mb = plan.microBatches[0];
+  const step::PlannedMicroBatch &mb = plan.microBatches[0];
   EXPECT_NEAR(mb.groups[0].seconds, 6 * 59520e-12, 1e-18);
   EXPECT_NEAR(mb.groups[1].seconds, 6 * 125440e-12, 1e-18);
   EXPECT_NEAR(mb.seconds, 7.5264e-7, 1e-18);
   EXPECT_NEAR(plan.seconds, 7.5264e-7 + 1e-6, 1e-18);
 
   ASSERT_EQ(comm.requests.size(), 1u);
-  EXPECT_EQ(comm.requests[0].kind, sim::CommKind::AllReduce);
+  EXPECT_EQ(comm.requests[0].kind, prog::CommKind::AllReduce);
   EXPECT_EQ(comm.requests[0].ranks, (Ids{0, 1}));
   EXPECT_EQ(comm.requests[0].bytes, (2 * 2848 + 512 + 16 + 512) * 2);
 
@@ -395,7 +395,7 @@ TEST(StepPlanners, EstimateOfADataParallelStep) {
 TEST(StepPlanners, EstimateOfAPipelinedStep) {
   TrainSetup s = tinySetup(4, 1'000'000'000, 1, cost::Checkpointing::None);
   s.model.attention = cost::AttentionKernel::Eager; // the scores below
-  lower::StepPlan plan =
+  step::StepPlan plan =
       handPlan(4, {1, 1, 1, 2}, {{{0}, {1}}, {{2}, {3}}, {{4}, {5}}},
                {10, 20, 10, 10, 10, 10});
   ConstantComm comm;
@@ -411,10 +411,10 @@ TEST(StepPlanners, EstimateOfAPipelinedStep) {
               1e-18);
 
   ASSERT_EQ(comm.requests.size(), 2u);
-  EXPECT_EQ(comm.requests[0].kind, sim::CommKind::ReduceScatter);
+  EXPECT_EQ(comm.requests[0].kind, prog::CommKind::ReduceScatter);
   EXPECT_EQ(comm.requests[0].ranks, (Ids{0, 2}));
   EXPECT_EQ(comm.requests[0].bytes, 3376 * 2);
-  EXPECT_EQ(comm.requests[1].kind, sim::CommKind::AllGather);
+  EXPECT_EQ(comm.requests[1].kind, prog::CommKind::AllGather);
   EXPECT_EQ(comm.requests[1].ranks, (Ids{0, 2}));
   EXPECT_EQ(comm.requests[1].bytes, 3376);
 
@@ -426,13 +426,13 @@ TEST(StepPlanners, EstimateOfAPipelinedStep) {
 
 TEST(StepPlanners, EstimateErrors) {
   TrainSetup s = tinySetup(2, 1'000'000'000);
-  lower::StepPlan none;
+  step::StepPlan none;
   none.world = 2;
   EXPECT_EQ(estimateStep(none, s, freeComm), "the plan has no group");
 
-  lower::StepPlan plan = handPlan(2, {1, 1, 1, 1}, {{{0}, {1}}}, {10, 20});
-  sim::CommTimeFn broken = [](const sim::CommRequest &) {
-    return sim::CommTime::failure("no route between ranks 0 and 1");
+  step::StepPlan plan = handPlan(2, {1, 1, 1, 1}, {{{0}, {1}}}, {10, 20});
+  prog::CommTimeFn broken = [](const prog::CommRequest &) {
+    return prog::CommTime::failure("no route between ranks 0 and 1");
   };
   EXPECT_EQ(estimateStep(plan, s, broken), "no route between ranks 0 and 1");
 }
@@ -512,7 +512,7 @@ TEST(StepPlanners, PipelineMicroBatchCountsStepUpToOneSequencePerGroup) {
 }
 
 TEST(StepPlanners, DealIntoMicroBatchesBalancesEveryBin) {
-  lower::TrainModel m = tinyModel(0, cost::Checkpointing::Selective);
+  step::TrainModel m = tinyModel(0, cost::Checkpointing::Selective);
   // 4 bins of 100 tokens: the longest four open one bin each, then 10 joins
   // the least loaded (20's).
   auto bins = dealIntoMicroBatches(m, {40, 30, 20, 25, 10}, 2, 2, 100);

@@ -7,7 +7,7 @@
 
 #include "passes/Cost/TransformerCost.h"
 
-#include "passes/Cost/JobRules.h"
+#include "dialects/Common/JobRules.h"
 
 #include <gtest/gtest.h>
 

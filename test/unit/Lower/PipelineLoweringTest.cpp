@@ -28,6 +28,7 @@
 
 #include "passes/DynamicPP/PipelineSchedule.h"
 #include "passes/Simulate/SliceOrder.h"
+#include "passes/StepModel/LayerWork.h"
 
 #include <gtest/gtest.h>
 
@@ -42,6 +43,7 @@
 
 using namespace plexus;
 using namespace plexus::lower;
+using namespace plexus::step;
 
 namespace {
 
@@ -129,32 +131,32 @@ void rematAll(PipelinedStepPlan &plan, int64_t value) {
 
 sim::SimResult simulate(const LoweredStep &step, double commSeconds) {
   sim::SimOptions options;
-  options.commTime = [commSeconds](const sim::CommRequest &) {
-    return sim::CommTime(commSeconds);
+  options.commTime = [commSeconds](const prog::CommRequest &) {
+    return prog::CommTime(commSeconds);
   };
   return sim::simulate(step.programs, options);
 }
 
-std::vector<const sim::Op *> computeOps(const sim::Program &p,
-                                        sim::ComputeKind kind) {
-  std::vector<const sim::Op *> out;
-  for (const sim::Op &op : p.ops)
-    if (op.kind == sim::OpKind::Compute && op.computeKind == kind)
+std::vector<const prog::Op *> computeOps(const prog::Program &p,
+                                        prog::ComputeKind kind) {
+  std::vector<const prog::Op *> out;
+  for (const prog::Op &op : p.ops)
+    if (op.kind == prog::OpKind::Compute && op.computeKind == kind)
       out.push_back(&op);
   return out;
 }
 
-size_t countOps(const sim::Program &p, sim::OpKind kind) {
+size_t countOps(const prog::Program &p, prog::OpKind kind) {
   size_t n = 0;
-  for (const sim::Op &op : p.ops)
+  for (const prog::Op &op : p.ops)
     n += op.kind == kind ? 1 : 0;
   return n;
 }
 
-size_t countCollectives(const sim::Program &p, sim::CommKind kind, bool async) {
+size_t countCollectives(const prog::Program &p, prog::CommKind kind, bool async) {
   size_t n = 0;
-  for (const sim::Op &op : p.ops)
-    n += op.kind == sim::OpKind::Collective && op.commKind == kind &&
+  for (const prog::Op &op : p.ops)
+    n += op.kind == prog::OpKind::Collective && op.commKind == kind &&
                  op.async == async
              ? 1
              : 0;
@@ -171,17 +173,17 @@ std::pair<int, int> chunkOfLabel(const std::string &label) {
 /// The stage's passes of pipeline `pipeline` as a 1F1B order (k forward of
 /// position k, -(k + 1) its backward), read from rank `rank`'s program: a
 /// pass is its compute ops on the stage's first layer.
-std::vector<int64_t> passOrder(const sim::Program &program, int pipeline,
+std::vector<int64_t> passOrder(const prog::Program &program, int pipeline,
                                int64_t firstLayer) {
   std::vector<int64_t> order;
-  for (const sim::Op &op : program.ops) {
-    if (op.kind != sim::OpKind::Compute || op.layerBegin != firstLayer ||
-        op.computeKind == sim::ComputeKind::Recompute)
+  for (const prog::Op &op : program.ops) {
+    if (op.kind != prog::OpKind::Compute || op.layerBegin != firstLayer ||
+        op.computeKind == prog::ComputeKind::Recompute)
       continue;
     auto [p, c] = chunkOfLabel(op.label);
     if (p != pipeline)
       continue;
-    order.push_back(op.computeKind == sim::ComputeKind::Fwd ? c : -(c + 1));
+    order.push_back(op.computeKind == prog::ComputeKind::Fwd ? c : -(c + 1));
   }
   return order;
 }
@@ -202,19 +204,19 @@ TEST(PipelineLowering, OneChunkOpsAndFlopsByHand) {
   EXPECT_DOUBLE_EQ(bwd, 2 * fwd + 81920);
   EXPECT_DOUBLE_EQ(step.totalFlops, 9109504);
   EXPECT_DOUBLE_EQ(step.totalFlops, 4 * 2 * (fwd + bwd));
-  EXPECT_DOUBLE_EQ(sim::totalComputeFlops(step.programs), step.totalFlops);
+  EXPECT_DOUBLE_EQ(prog::totalComputeFlops(step.programs), step.totalFlops);
 
   for (int64_t r = 0; r < 4; ++r) {
-    const sim::Program &p = step.programs[static_cast<size_t>(r)];
+    const prog::Program &p = step.programs[static_cast<size_t>(r)];
     const int64_t stage = r / 2;
-    auto fwds = computeOps(p, sim::ComputeKind::Fwd);
-    auto bwds = computeOps(p, sim::ComputeKind::Bwd);
+    auto fwds = computeOps(p, prog::ComputeKind::Fwd);
+    auto bwds = computeOps(p, prog::ComputeKind::Bwd);
     ASSERT_EQ(fwds.size(), 2u);
     ASSERT_EQ(bwds.size(), 2u);
-    EXPECT_TRUE(computeOps(p, sim::ComputeKind::Recompute).empty());
+    EXPECT_TRUE(computeOps(p, prog::ComputeKind::Recompute).empty());
     for (int i = 0; i < 2; ++i) {
       const int64_t layer = 2 * stage + i;
-      const sim::Op &f = *fwds[static_cast<size_t>(i)];
+      const prog::Op &f = *fwds[static_cast<size_t>(i)];
       EXPECT_EQ(f.label, "fwd p0 c0 layers " + std::to_string(layer) + "-" +
                              std::to_string(layer + 1));
       EXPECT_EQ(f.stage, stage);
@@ -228,7 +230,7 @@ TEST(PipelineLowering, OneChunkOpsAndFlopsByHand) {
       // lengths); whole sequences: no dK/dV.
       EXPECT_EQ(f.memoryDeltaBytes, 24576);
       // Backward in reverse layer order.
-      const sim::Op &b = *bwds[static_cast<size_t>(1 - i)];
+      const prog::Op &b = *bwds[static_cast<size_t>(1 - i)];
       EXPECT_EQ(b.layerBegin, layer);
       EXPECT_DOUBLE_EQ(b.flops, bwd);
       EXPECT_DOUBLE_EQ(b.seconds, bwd / 1e12);
@@ -241,17 +243,17 @@ TEST(PipelineLowering, OneChunkOpsAndFlopsByHand) {
     // 0 adds its half of the embedding, 512 * 2 / 2 = 512, and layer 3
     // (the model's last) its half of the final norm and the head,
     // (16 + 512) * 2 / 2 = 528.
-    EXPECT_EQ(countCollectives(p, sim::CommKind::AllGather, true), 4u);
-    EXPECT_EQ(countCollectives(p, sim::CommKind::ReduceScatter, true), 2u);
-    EXPECT_EQ(countOps(p, sim::OpKind::Wait), 4u);
-    EXPECT_EQ(countCollectives(p, sim::CommKind::AllToAll, false), 4u);
-    EXPECT_EQ(countOps(p, sim::OpKind::Send), 1u);
-    EXPECT_EQ(countOps(p, sim::OpKind::Recv), 1u);
+    EXPECT_EQ(countCollectives(p, prog::CommKind::AllGather, true), 4u);
+    EXPECT_EQ(countCollectives(p, prog::CommKind::ReduceScatter, true), 2u);
+    EXPECT_EQ(countOps(p, prog::OpKind::Wait), 4u);
+    EXPECT_EQ(countCollectives(p, prog::CommKind::AllToAll, false), 4u);
+    EXPECT_EQ(countOps(p, prog::OpKind::Send), 1u);
+    EXPECT_EQ(countOps(p, prog::OpKind::Recv), 1u);
     EXPECT_EQ(p.ops.size(), 20u);
-    for (const sim::Op &op : p.ops) {
-      if (op.kind == sim::OpKind::Collective) {
+    for (const prog::Op &op : p.ops) {
+      if (op.kind == prog::OpKind::Collective) {
         EXPECT_EQ(op.ranks, (std::vector<int64_t>{2 * stage, 2 * stage + 1}));
-        if (op.commKind == sim::CommKind::AllToAll) {
+        if (op.commKind == prog::CommKind::AllToAll) {
           EXPECT_EQ(op.bytes, 4608);
         } else {
           EXPECT_TRUE(op.carriesLayers);
@@ -259,15 +261,15 @@ TEST(PipelineLowering, OneChunkOpsAndFlopsByHand) {
           EXPECT_EQ(op.layerBegin / 2, stage);
           const int64_t shard = 2848 + (op.layerBegin == 0 ? 512 : 0) +
                                 (op.layerBegin == 3 ? 528 : 0);
-          if (op.commKind == sim::CommKind::AllGather) {
+          if (op.commKind == prog::CommKind::AllGather) {
             EXPECT_EQ(op.bytes, shard) << op.layerBegin;
           } else {
-            EXPECT_EQ(op.commKind, sim::CommKind::ReduceScatter);
+            EXPECT_EQ(op.commKind, prog::CommKind::ReduceScatter);
             EXPECT_EQ(op.bytes, 2 * shard) << op.layerBegin;
           }
         }
       }
-      if (op.kind == sim::OpKind::Send || op.kind == sim::OpKind::Recv) {
+      if (op.kind == prog::OpKind::Send || op.kind == prog::OpKind::Recv) {
         EXPECT_EQ(op.bytes, 48 * 16 * 2); // tokens / sp * hidden * e
         EXPECT_EQ(op.peer, stage == 0 ? r + 2 : r - 2);
       }
@@ -283,11 +285,11 @@ TEST(PipelineLowering, OneChunkOpsAndFlopsByHand) {
               residentBytes(toyModel(), GroupLayout{2, 1, 1, 2}, stage, 2));
   }
   // Stage 0 sends its activations (tag 0) and receives gradients (tag 1).
-  const sim::Program &p0 = step.programs[0];
-  for (const sim::Op &op : p0.ops) {
-    if (op.kind == sim::OpKind::Send) {
+  const prog::Program &p0 = step.programs[0];
+  for (const prog::Op &op : p0.ops) {
+    if (op.kind == prog::OpKind::Send) {
       EXPECT_EQ(op.tag, 0);
-    } else if (op.kind == sim::OpKind::Recv) {
+    } else if (op.kind == prog::OpKind::Recv) {
       EXPECT_EQ(op.tag, 1);
     }
   }
@@ -299,8 +301,8 @@ TEST(PipelineLowering, ContextAddsAttentionFlops) {
       planOf(2, 2, {128}, {pipelineOf({splitUnit(0, 128, 2)})});
   LoweredStep step = lowerPipelinedStep(plan, toyModel());
   ASSERT_TRUE(step.ok()) << step.error;
-  for (const sim::Program &p : step.programs) {
-    auto fwds = computeOps(p, sim::ComputeKind::Fwd);
+  for (const prog::Program &p : step.programs) {
+    auto fwds = computeOps(p, prog::ComputeKind::Fwd);
     ASSERT_EQ(fwds.size(), 4u); // two chunks x two layers
     // First slice: (5632 * 64 + 32 * 64^2) / 2; the second attends to 64
     // context tokens: (5632 * 64 + 32 (128^2 - 64^2)) / 2.
@@ -319,7 +321,7 @@ TEST(PipelineLowering, ContextAddsAttentionFlops) {
     // + 32 (128^2 - 64^2) / 2 = 753664 + 196608; first: 2 * 245760 +
     // 32 * 64^2 / 2 = 491520 + 65536. The context's attention counts three
     // times: twice in the backward and once recomputed.
-    auto bwds = computeOps(p, sim::ComputeKind::Bwd);
+    auto bwds = computeOps(p, prog::ComputeKind::Bwd);
     ASSERT_EQ(bwds.size(), 4u);
     EXPECT_EQ(bwds[0]->slices, (std::vector<int64_t>{1}));
     EXPECT_DOUBLE_EQ(bwds[0]->flops, 950272);
@@ -341,14 +343,14 @@ TEST(PipelineLowering, CheckpointedChunksRecomputeAndKeepTheirKv) {
   ASSERT_TRUE(plain.ok()) << plain.error;
   ASSERT_TRUE(full.ok()) << full.error;
 
-  for (const sim::Program &p : full.programs) {
-    auto fwds = computeOps(p, sim::ComputeKind::Fwd);
-    auto recs = computeOps(p, sim::ComputeKind::Recompute);
+  for (const prog::Program &p : full.programs) {
+    auto fwds = computeOps(p, prog::ComputeKind::Fwd);
+    auto recs = computeOps(p, prog::ComputeKind::Recompute);
     ASSERT_EQ(fwds.size(), 4u);
     ASSERT_EQ(recs.size(), 4u);
     // A checkpointed layer keeps its input (32 * 64 / 2), the split
     // slice's K and V (32 * 64 / 2) and its dK / dV (the same).
-    for (const sim::Op *f : fwds)
+    for (const prog::Op *f : fwds)
       EXPECT_EQ(f->memoryDeltaBytes, 3 * 1024);
     // Recompute: the forward again, backward order (second slice first),
     // restoring what the layer did not keep (512 * 64 / 2 less the input
@@ -358,22 +360,22 @@ TEST(PipelineLowering, CheckpointedChunksRecomputeAndKeepTheirKv) {
     EXPECT_EQ(recs[0]->memoryDeltaBytes, 16384 - 2048);
     EXPECT_DOUBLE_EQ(recs[3]->flops, 245760);
     EXPECT_EQ(recs[3]->memoryDeltaBytes, 16384 - 2048);
-    auto bwds = computeOps(p, sim::ComputeKind::Bwd);
+    auto bwds = computeOps(p, prog::ComputeKind::Bwd);
     ASSERT_EQ(bwds.size(), 4u);
     EXPECT_DOUBLE_EQ(bwds[0]->flops, 950272);
     EXPECT_EQ(bwds[0]->memoryDeltaBytes, -(16384 + 1024));
     EXPECT_DOUBLE_EQ(bwds[3]->flops, 557056);
     int64_t net = 0;
-    for (const sim::Op &op : p.ops)
+    for (const prog::Op &op : p.ops)
       net += op.memoryDeltaBytes;
     EXPECT_EQ(net, 0);
     EXPECT_FALSE(sim::checkSliceOrder(p).has_value());
     // Each recompute reruns the forward's all-to-all just before it.
     for (size_t i = 1; i < p.ops.size(); ++i)
-      if (p.ops[i].kind == sim::OpKind::Compute &&
-          p.ops[i].computeKind == sim::ComputeKind::Recompute) {
-        EXPECT_EQ(p.ops[i - 1].kind, sim::OpKind::Collective);
-        EXPECT_EQ(p.ops[i - 1].commKind, sim::CommKind::AllToAll);
+      if (p.ops[i].kind == prog::OpKind::Compute &&
+          p.ops[i].computeKind == prog::ComputeKind::Recompute) {
+        EXPECT_EQ(p.ops[i - 1].kind, prog::OpKind::Collective);
+        EXPECT_EQ(p.ops[i - 1].commKind, prog::CommKind::AllToAll);
       }
   }
   // Per layer and rank without checkpointing: forwards 245760 + 376832 =
@@ -402,7 +404,7 @@ TEST(PipelineLowering, CheckpointedChunksRecomputeAndKeepTheirKv) {
   rematAll(packed, 2);
   LoweredStep p = lowerPipelinedStep(packed, toyModel());
   ASSERT_TRUE(p.ok()) << p.error;
-  for (const sim::Op *f : computeOps(p.programs[0], sim::ComputeKind::Fwd))
+  for (const prog::Op *f : computeOps(p.programs[0], prog::ComputeKind::Fwd))
     EXPECT_EQ(f->memoryDeltaBytes, 1024);
 }
 
@@ -417,8 +419,8 @@ TEST(PipelineLowering, PartialRematTakesTheStagesFirstLayers) {
     LoweredStep step = lowerPipelinedStep(plan, toyModel(), options);
     ASSERT_TRUE(step.ok()) << step.error;
     std::vector<std::tuple<int, int64_t, int64_t>> recomputed;
-    for (const sim::Op *op :
-         computeOps(step.programs[0], sim::ComputeKind::Recompute))
+    for (const prog::Op *op :
+         computeOps(step.programs[0], prog::ComputeKind::Recompute))
       recomputed.emplace_back(chunkOfLabel(op->label).second, op->layerBegin,
                               op->layerEnd);
     if (perOp == 1)
@@ -513,16 +515,16 @@ TEST(PipelineLowering, NoDeadlockForManyPipelineShapes) {
               // no rank sends one tag to one peer twice.
               int64_t net = 0;
               std::set<std::pair<int64_t, int64_t>> sends;
-              for (const sim::Op &op : step.programs[r].ops) {
+              for (const prog::Op &op : step.programs[r].ops) {
                 net += op.memoryDeltaBytes;
-                if (op.kind == sim::OpKind::Send) {
+                if (op.kind == prog::OpKind::Send) {
                   EXPECT_TRUE(sends.insert({op.peer, op.tag}).second)
                       << where << ": tag " << op.tag << " sent twice";
                 }
               }
               EXPECT_EQ(net, 0) << where;
             }
-            EXPECT_NEAR(sim::totalComputeFlops(step.programs), step.totalFlops,
+            EXPECT_NEAR(prog::totalComputeFlops(step.programs), step.totalFlops,
                         1e-6 * step.totalFlops);
           }
 }
@@ -596,7 +598,7 @@ TEST(PipelineLowering, RandomPipelinesNeverDeadlock) {
     sim::SimResult result =
         simulate(step, 1e-6 * static_cast<double>(1 + pick(3)));
     ASSERT_TRUE(result.ok()) << "trial " << trial << ": " << result.error;
-    for (const sim::Program &program : step.programs)
+    for (const prog::Program &program : step.programs)
       EXPECT_FALSE(sim::checkSliceOrder(program).has_value())
           << "trial " << trial;
   }
@@ -676,13 +678,13 @@ TEST(PipelineLowering, ZeroBelowThreeSynchronisesGradientsAtTheEnd) {
   ASSERT_TRUE(step.ok()) << step.error;
   ASSERT_EQ(step.programs.size(), 4u);
   for (int64_t r = 0; r < 4; ++r) {
-    const sim::Program &p = step.programs[static_cast<size_t>(r)];
+    const prog::Program &p = step.programs[static_cast<size_t>(r)];
     const int64_t stage = r / 2;
-    EXPECT_EQ(countOps(p, sim::OpKind::Wait), 0u);
-    EXPECT_EQ(countCollectives(p, sim::CommKind::AllGather, true), 0u);
-    const sim::Op &last = p.ops.back();
-    EXPECT_EQ(last.kind, sim::OpKind::Collective);
-    EXPECT_EQ(last.commKind, sim::CommKind::AllReduce);
+    EXPECT_EQ(countOps(p, prog::OpKind::Wait), 0u);
+    EXPECT_EQ(countCollectives(p, prog::CommKind::AllGather, true), 0u);
+    const prog::Op &last = p.ops.back();
+    EXPECT_EQ(last.kind, prog::OpKind::Collective);
+    EXPECT_EQ(last.commKind, prog::CommKind::AllReduce);
     // The stage's two layers' bf16 gradients, with the embedding's (stage
     // 0: 512 parameters) or the final norm's and the head's (stage 1:
     // 16 + 512).
@@ -699,22 +701,22 @@ TEST(PipelineLowering, ZeroBelowThreeSynchronisesGradientsAtTheEnd) {
 /// after it (same layers): FLOPs, seconds and memory added up. lowerStep
 /// under selective checkpointing runs the attention core again as an op of
 /// its own; the pipelined lowering counts it in the Bwd op.
-std::vector<sim::Op> foldRecompute(const sim::Program &program,
+std::vector<prog::Op> foldRecompute(const prog::Program &program,
                                    size_t &folded) {
-  std::vector<sim::Op> out;
+  std::vector<prog::Op> out;
   for (size_t i = 0; i < program.ops.size(); ++i) {
-    const sim::Op &op = program.ops[i];
-    if (op.kind != sim::OpKind::Compute ||
-        op.computeKind != sim::ComputeKind::Recompute) {
+    const prog::Op &op = program.ops[i];
+    if (op.kind != prog::OpKind::Compute ||
+        op.computeKind != prog::ComputeKind::Recompute) {
       out.push_back(op);
       continue;
     }
     EXPECT_LT(i + 1, program.ops.size()) << op.label;
     if (i + 1 >= program.ops.size())
       break;
-    sim::Op bwd = program.ops[++i];
-    EXPECT_EQ(bwd.kind, sim::OpKind::Compute) << op.label;
-    EXPECT_EQ(bwd.computeKind, sim::ComputeKind::Bwd) << op.label;
+    prog::Op bwd = program.ops[++i];
+    EXPECT_EQ(bwd.kind, prog::OpKind::Compute) << op.label;
+    EXPECT_EQ(bwd.computeKind, prog::ComputeKind::Bwd) << op.label;
     EXPECT_EQ(bwd.layerBegin, op.layerBegin) << op.label;
     EXPECT_EQ(bwd.layerEnd, op.layerEnd) << op.label;
     bwd.flops += op.flops;
@@ -769,20 +771,20 @@ TEST(PipelineLowering, PlainOneFOneBMatchesLowerStep) {
       EXPECT_DOUBLE_EQ(ours.totalFlops, theirs.totalFlops);
       ASSERT_EQ(ours.programs.size(), theirs.programs.size());
       for (size_t r = 0; r < ours.programs.size(); ++r) {
-        const sim::Program &a = ours.programs[r];
-        EXPECT_TRUE(computeOps(a, sim::ComputeKind::Recompute).empty());
+        const prog::Program &a = ours.programs[r];
+        EXPECT_TRUE(computeOps(a, prog::ComputeKind::Recompute).empty());
         size_t folded = 0;
-        const std::vector<sim::Op> b =
+        const std::vector<prog::Op> b =
             foldRecompute(theirs.programs[r], folded);
         // One Recompute op per Bwd op of lowerStep: every backward group
         // was folded, so every Bwd FLOP count below includes the core.
-        EXPECT_EQ(folded, computeOps(a, sim::ComputeKind::Bwd).size());
+        EXPECT_EQ(folded, computeOps(a, prog::ComputeKind::Bwd).size());
         EXPECT_GT(folded, 0u);
         EXPECT_EQ(a.initialMemoryBytes, theirs.programs[r].initialMemoryBytes);
         ASSERT_EQ(a.ops.size(), b.size())
             << stages << " stages, " << count << " chunks, rank " << r;
         for (size_t i = 0; i < a.ops.size(); ++i) {
-          const sim::Op &x = a.ops[i], &y = b[i];
+          const prog::Op &x = a.ops[i], &y = b[i];
           EXPECT_EQ(x.kind, y.kind) << i;
           EXPECT_EQ(x.commKind, y.commKind) << i;
           EXPECT_EQ(x.computeKind, y.computeKind) << i;

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Lower/StepLowering.h"
+#include "passes/StepModel/LayerWork.h"
+#include "passes/Simulate/EventSimulator.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +16,7 @@
 
 using namespace plexus;
 using namespace plexus::lower;
+using namespace plexus::step;
 
 namespace {
 
@@ -45,7 +48,7 @@ TrainModel smallModel(int64_t zero, cost::Checkpointing ckpt,
   return m;
 }
 
-sim::CommTime zeroComm(const sim::CommRequest &) { return sim::CommTime(0.0); }
+prog::CommTime zeroComm(const prog::CommRequest &) { return prog::CommTime(0.0); }
 
 double forwardFlops(const TrainModel &m, int64_t layer, int64_t tokens) {
   return cost::layerForwardFlops(m.shape, layer, {tokens, 0}).value.total();
@@ -72,44 +75,11 @@ StepPlan uniformPlan(int64_t world, GroupLayout layout,
   return plan;
 }
 
-TEST(StepLowering, RankPositionsRoundTrip) {
-  GroupLayout l{/*ulysses=*/2, /*tp=*/2, /*cp=*/3, /*pp=*/2};
-  ASSERT_EQ(l.degree(), 24);
-  for (int64_t r = 0; r < l.degree(); ++r)
-    EXPECT_EQ(localRankOf(l, positionOf(l, r)), r);
-  // Tensor innermost, then context, then Ulysses, then stage.
-  RankPosition p = positionOf(l, 1 + 2 * 2 + 6 * 1 + 12 * 1);
-  EXPECT_EQ(p.t, 1);
-  EXPECT_EQ(p.u, 1);
-  EXPECT_EQ(p.c, 2);
-  EXPECT_EQ(p.stage, 1);
-}
-
-using Range = std::pair<int64_t, int64_t>;
-
-TEST(StepLowering, StageLayersGiveTheRemainderToTheFirstStages) {
-  EXPECT_EQ(stageLayers(10, 4, 0), (Range{0, 3}));
-  EXPECT_EQ(stageLayers(10, 4, 1), (Range{3, 6}));
-  EXPECT_EQ(stageLayers(10, 4, 2), (Range{6, 8}));
-  EXPECT_EQ(stageLayers(10, 4, 3), (Range{8, 10}));
-}
-
 TEST(StepLowering, CommunicatorNamesCompressProgressions) {
-  EXPECT_EQ(communicatorName("sp", {0, 1, 2, 3, 4, 5, 6, 7}), "sp:0-7");
-  EXPECT_EQ(communicatorName("dp", {0, 8, 16, 24}), "dp:0-24/8");
-  EXPECT_EQ(communicatorName("tp", {3, 9, 12}), "tp:3,9,12");
-  EXPECT_EQ(communicatorName("tp", {5}), "tp:5");
-}
-
-TEST(StepLowering, OneFOneBOrderOfEachStage) {
-  // 4 stages, 6 micro-batches: stage 0 warms up with 3 forwards.
-  EXPECT_EQ(oneFOneBOrder(4, 0, 6),
-            (std::vector<int64_t>{0, 1, 2, 3, -1, 4, -2, 5, -3, -4, -5, -6}));
-  // The last stage alternates from the start.
-  EXPECT_EQ(oneFOneBOrder(4, 3, 3),
-            (std::vector<int64_t>{0, -1, 1, -2, 2, -3}));
-  // Fewer micro-batches than warm-up slots.
-  EXPECT_EQ(oneFOneBOrder(4, 0, 2), (std::vector<int64_t>{0, 1, -1, -2}));
+  EXPECT_EQ(communicatorName(prog::GroupKind::Sp, {0, 1, 2, 3, 4, 5, 6, 7}), "sp:0-7");
+  EXPECT_EQ(communicatorName(prog::GroupKind::Dp, {0, 8, 16, 24}), "dp:0-24/8");
+  EXPECT_EQ(communicatorName(prog::GroupKind::Tp, {3, 9, 12}), "tp:3,9,12");
+  EXPECT_EQ(communicatorName(prog::GroupKind::Tp, {5}), "tp:5");
 }
 
 // The closed form of a 1F1B pipeline with equal micro-batches and free
@@ -181,10 +151,10 @@ TEST(StepLowering, DataParallelStepAddsOneRingAllReduce) {
 
   const double bandwidth = 1e9, alpha = 1e-6;
   sim::SimOptions options;
-  options.commTime = [&](const sim::CommRequest &r) {
-    EXPECT_EQ(r.kind, sim::CommKind::AllReduce);
+  options.commTime = [&](const prog::CommRequest &r) {
+    EXPECT_EQ(r.kind, prog::CommKind::AllReduce);
     double p = double(r.ranks.size());
-    return sim::CommTime(2 * (p - 1) / p * double(r.bytes) / bandwidth +
+    return prog::CommTime(2 * (p - 1) / p * double(r.bytes) / bandwidth +
                          2 * (p - 1) * alpha);
   };
   sim::SimResult result = sim::simulate(lowered.programs, options);
@@ -225,7 +195,7 @@ TEST(StepLowering, FlopsAreConservedAcrossLayouts) {
       LoweredStep lowered = lowerStep(plan, model);
       ASSERT_TRUE(lowered.ok()) << lowered.error;
       EXPECT_NEAR(lowered.totalFlops, factor * fwd, 1e-9 * fwd);
-      EXPECT_NEAR(sim::totalComputeFlops(lowered.programs), factor * fwd,
+      EXPECT_NEAR(prog::totalComputeFlops(lowered.programs), factor * fwd,
                   1e-9 * fwd);
     }
   }
@@ -241,14 +211,14 @@ TEST(StepLowering, UlyssesGroupsExchangeTheirTokensByAllToAll) {
   StepPlan plan = uniformPlan(2, {2, 1, 1, 1}, {{{0}}}, {10});
   LoweredStep lowered = lowerStep(plan, model);
   ASSERT_TRUE(lowered.ok()) << lowered.error;
-  const sim::Program &p = lowered.programs[0];
+  const prog::Program &p = lowered.programs[0];
   std::vector<std::string> kinds;
-  for (const sim::Op &op : p.ops)
+  for (const prog::Op &op : p.ops)
     kinds.push_back(
-        op.kind == sim::OpKind::Compute ? sim::toString(op.computeKind)
-        : op.kind == sim::OpKind::Wait  ? "wait " + std::to_string(op.pending)
+        op.kind == prog::OpKind::Compute ? prog::toString(op.computeKind)
+        : op.kind == prog::OpKind::Wait  ? "wait " + std::to_string(op.pending)
                                        : std::string(op.async ? "async " : "") +
-                                             sim::toString(op.commKind));
+                                             prog::toString(op.commKind));
   // One layer: the gather is prefetched on the stream and waited for; the
   // gradient reduction is left running (the program's end waits for it).
   EXPECT_EQ(kinds, (std::vector<std::string>{
@@ -341,28 +311,28 @@ TEST(StepLowering, CollectivesNameTheLayersTheyCarry) {
   for (int64_t r = 0; r < 2; ++r) {
     std::vector<int64_t> gathered, reduced;
     int64_t computes = 0;
-    for (const sim::Op &op : lowered.programs[static_cast<size_t>(r)].ops) {
-      if (op.kind == sim::OpKind::Compute) {
+    for (const prog::Op &op : lowered.programs[static_cast<size_t>(r)].ops) {
+      if (op.kind == prog::OpKind::Compute) {
         ++computes;
         EXPECT_EQ(op.ulysses, "sp:0-1") << op.label;
         EXPECT_EQ(op.ulyssesRanks, (std::vector<int64_t>{0, 1})) << op.label;
         continue;
       }
-      if (op.kind != sim::OpKind::Collective)
+      if (op.kind != prog::OpKind::Collective)
         continue;
-      if (op.commKind == sim::CommKind::AllToAll) {
+      if (op.commKind == prog::CommKind::AllToAll) {
         // Tokens, not parameters.
         EXPECT_FALSE(op.carriesLayers);
         continue;
       }
-      EXPECT_TRUE(op.carriesLayers) << sim::toString(op.commKind);
+      EXPECT_TRUE(op.carriesLayers) << prog::toString(op.commKind);
       EXPECT_EQ(op.layerEnd, op.layerBegin + 1);
       EXPECT_EQ(op.group, "zero:0-1");
-      if (op.commKind == sim::CommKind::AllGather) {
+      if (op.commKind == prog::CommKind::AllGather) {
         gathered.push_back(op.layerBegin);
         EXPECT_EQ(op.bytes, shardOf(op.layerBegin)) << op.layerBegin;
       } else {
-        ASSERT_EQ(op.commKind, sim::CommKind::ReduceScatter);
+        ASSERT_EQ(op.commKind, prog::CommKind::ReduceScatter);
         reduced.push_back(op.layerBegin);
         EXPECT_EQ(op.bytes, 2 * shardOf(op.layerBegin)) << op.layerBegin;
       }
@@ -377,8 +347,8 @@ TEST(StepLowering, CollectivesNameTheLayersTheyCarry) {
   LoweredStep plain =
       lowerStep(uniformPlan(2, {1, 1, 1, 1}, {{{0}, {1}}}, {8, 8}), model);
   ASSERT_TRUE(plain.ok()) << plain.error;
-  for (const sim::Op &op : plain.programs[0].ops)
-    if (op.kind == sim::OpKind::Compute) {
+  for (const prog::Op &op : plain.programs[0].ops)
+    if (op.kind == prog::OpKind::Compute) {
       EXPECT_TRUE(op.ulysses.empty()) << op.label;
       EXPECT_TRUE(op.ulyssesRanks.empty()) << op.label;
     }
@@ -394,24 +364,24 @@ TEST(StepLowering, CollectivesNameTheLayersTheyCarry) {
   for (int64_t r = 0; r < 4; ++r) {
     const int64_t group = r / 2, stage = r % 2;
     int64_t sends = 0, recvs = 0, syncs = 0;
-    for (const sim::Op &op : lowered.programs[static_cast<size_t>(r)].ops) {
-      if (op.kind == sim::OpKind::Send || op.kind == sim::OpKind::Recv) {
-        (op.kind == sim::OpKind::Send ? sends : recvs) += 1;
+    for (const prog::Op &op : lowered.programs[static_cast<size_t>(r)].ops) {
+      if (op.kind == prog::OpKind::Send || op.kind == prog::OpKind::Recv) {
+        (op.kind == prog::OpKind::Send ? sends : recvs) += 1;
         // Tag 2 k is micro-batch k's activations, 2 k + 1 its gradients.
         const bool backward = op.tag % 2 == 1;
         const std::vector<int64_t> &seqs =
             mbs[static_cast<size_t>(op.tag / 2)][static_cast<size_t>(group)];
         EXPECT_TRUE(op.carries);
         EXPECT_EQ(op.computeKind,
-                  backward ? sim::ComputeKind::Bwd : sim::ComputeKind::Fwd);
+                  backward ? prog::ComputeKind::Bwd : prog::ComputeKind::Fwd);
         EXPECT_EQ(op.seqs, seqs);
         EXPECT_EQ(op.slices, std::vector<int64_t>(seqs.size(), 0));
         // Activations go down the pipeline, gradients back up.
-        EXPECT_EQ(op.kind == sim::OpKind::Send,
+        EXPECT_EQ(op.kind == prog::OpKind::Send,
                   backward ? stage == 1 : stage == 0);
         EXPECT_EQ(op.peer, stage == 0 ? r + 1 : r - 1);
       }
-      if (op.kind == sim::OpKind::Collective) {
+      if (op.kind == prog::OpKind::Collective) {
         // ZeRO-1 over the same stage of both pipelines ({0, 2} or {1, 3}):
         // a reduce-scatter and an all-gather of the stage's gradients.
         // Stage 0: layer 0 and the embedding, 2848 + 512 = 3360 bf16
@@ -423,10 +393,10 @@ TEST(StepLowering, CollectivesNameTheLayersTheyCarry) {
         EXPECT_EQ(op.layerBegin, stage);
         EXPECT_EQ(op.layerEnd, stage + 1);
         EXPECT_EQ(op.ranks, (std::vector<int64_t>{stage, stage + 2}));
-        EXPECT_EQ(op.bytes, op.commKind == sim::CommKind::ReduceScatter
+        EXPECT_EQ(op.bytes, op.commKind == prog::CommKind::ReduceScatter
                                 ? bytes
                                 : bytes / 2)
-            << sim::toString(op.commKind);
+            << prog::toString(op.commKind);
       }
     }
     EXPECT_EQ(sends, 2) << "rank " << r;
@@ -490,17 +460,17 @@ TEST(StepLowering, ZeroThreePrefetchesOneChunkAhead) {
   LoweredStep lowered = lowerStep(plan, model);
   ASSERT_TRUE(lowered.ok()) << lowered.error;
   std::string text;
-  for (const sim::Op &op : lowered.programs[0].ops)
-    text += op.kind == sim::OpKind::Compute ? "C"
-            : op.kind == sim::OpKind::Wait  ? "W" + std::to_string(op.pending)
-            : op.commKind == sim::CommKind::AllGather ? "G"
+  for (const prog::Op &op : lowered.programs[0].ops)
+    text += op.kind == prog::OpKind::Compute ? "C"
+            : op.kind == prog::OpKind::Wait  ? "W" + std::to_string(op.pending)
+            : op.commKind == prog::CommKind::AllGather ? "G"
                                                       : "R";
   // fwd: G W0 G C W0 G C W0 C; bwd: G W0 G C R W1 G C R W1 C R.
   EXPECT_EQ(text, "GW0GCW0GCW0CGW0GCRW1GCRW1CR");
   // With compute longer than a gather, only the first gather shows.
   sim::SimOptions options;
-  options.commTime = [](const sim::CommRequest &) {
-    return sim::CommTime(1e-12);
+  options.commTime = [](const prog::CommRequest &) {
+    return prog::CommTime(1e-12);
   };
   sim::SimResult result = sim::simulate(lowered.programs, options);
   ASSERT_TRUE(result.ok()) << result.error;
@@ -513,19 +483,19 @@ TEST(StepLowering, ZeroThreePrefetchesOneChunkAhead) {
 // Ulysses part j stay on one rank everywhere); a group placement did not
 // order, and a pair (one ring either way), keep their order.
 TEST(StepLowering, RingOrdersFromPlacementRenameNoRankTwice) {
-  std::vector<sim::Program> programs(1);
-  programs[0].ops.push_back(sim::Op::collective(sim::CommKind::AllGather,
-                                                "zero:0-3", {0, 1, 2, 3}, 64));
-  sim::Op compute = sim::Op::compute("fwd", sim::ComputeKind::Fwd, 1e-3);
+  std::vector<prog::Program> programs(1);
+  programs[0].ops.push_back(prog::Op::collective(prog::CommKind::AllGather,
+                                                prog::GroupKind::Zero, "zero:0-3", {0, 1, 2, 3}, 64));
+  prog::Op compute = prog::Op::compute("fwd", prog::ComputeKind::Fwd, 1e-3);
   compute.ulyssesRanks = {0, 1, 2, 3};
   programs[0].ops.push_back(compute);
   programs[0].ops.push_back(
-      sim::Op::collective(sim::CommKind::AllReduce, "dp:0-5", {0, 5}, 8));
-  programs[0].ops.push_back(sim::Op::collective(sim::CommKind::ReduceScatter,
-                                                "dp:0-2/2", {0, 2, 4}, 12));
+      prog::Op::collective(prog::CommKind::AllReduce, prog::GroupKind::Dp, "dp:0-5", {0, 5}, 8));
+  programs[0].ops.push_back(prog::Op::collective(prog::CommKind::ReduceScatter,
+                                                prog::GroupKind::Dp, "dp:0-2/2", {0, 2, 4}, 12));
   RingOrders orders = {{{0, 1, 2, 3}, {0, 2, 3, 1}}, {{0, 5}, {5, 0}}};
   applyRingOrders(programs, orders);
-  const std::vector<sim::Op> &ops = programs[0].ops;
+  const std::vector<prog::Op> &ops = programs[0].ops;
   EXPECT_EQ(ops[0].ranks, (std::vector<int64_t>{0, 2, 3, 1}));
   EXPECT_EQ(ops[0].group, "zero:0-3"); // names keep the member set
   EXPECT_EQ(ops[1].ulyssesRanks, (std::vector<int64_t>{0, 2, 3, 1}));

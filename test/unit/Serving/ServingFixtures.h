@@ -2,7 +2,7 @@
 #ifndef PLEXUS_TEST_UNIT_SERVING_SERVINGFIXTURES_H
 #define PLEXUS_TEST_UNIT_SERVING_SERVINGFIXTURES_H
 
-#include "passes/Cost/ChipCatalog.h"
+#include "dialects/Common/ChipCatalog.h"
 #include "passes/Serving/ServingSystems.h"
 
 #include <memory>

@@ -130,7 +130,7 @@ TEST(Simulator, RingAllReduce) {
   for (int r = 0; r < 4; ++r) {
     progs[r].ops.push_back(Op::compute("", ComputeKind::Bwd, 1e-3 * (r + 1)));
     progs[r].ops.push_back(
-        Op::collective(CommKind::AllReduce, "dp", {0, 1, 2, 3}, bytes));
+        Op::collective(CommKind::AllReduce, GroupKind::Dp, "dp", {0, 1, 2, 3}, bytes));
   }
   SimOptions opt;
   opt.commTime = [&](const CommRequest &req) -> CommTime {
@@ -235,10 +235,10 @@ TEST(Simulator, DeadlockBothReceiveFirst) {
 
 TEST(Simulator, DeadlockCollectivesInOppositeOrder) {
   std::vector<Program> progs(2);
-  progs[0].ops = {Op::collective(CommKind::AllReduce, "a", {0, 1}, 8),
-                  Op::collective(CommKind::AllReduce, "b", {0, 1}, 8)};
-  progs[1].ops = {Op::collective(CommKind::AllReduce, "b", {0, 1}, 8),
-                  Op::collective(CommKind::AllReduce, "a", {0, 1}, 8)};
+  progs[0].ops = {Op::collective(CommKind::AllReduce, GroupKind::Dp, "a", {0, 1}, 8),
+                  Op::collective(CommKind::AllReduce, GroupKind::Dp, "b", {0, 1}, 8)};
+  progs[1].ops = {Op::collective(CommKind::AllReduce, GroupKind::Dp, "b", {0, 1}, 8),
+                  Op::collective(CommKind::AllReduce, GroupKind::Dp, "a", {0, 1}, 8)};
   SimOptions opt;
   opt.commTime = alphaBeta(0, 1e9);
   SimResult r = simulate(progs, opt);
@@ -248,8 +248,8 @@ TEST(Simulator, DeadlockCollectivesInOppositeOrder) {
 
 TEST(Simulator, MismatchedCollectiveSize) {
   std::vector<Program> progs(2);
-  progs[0].ops = {Op::collective(CommKind::AllGather, "tp", {0, 1}, 4096)};
-  progs[1].ops = {Op::collective(CommKind::AllGather, "tp", {0, 1}, 8192)};
+  progs[0].ops = {Op::collective(CommKind::AllGather, GroupKind::Dp, "tp", {0, 1}, 4096)};
+  progs[1].ops = {Op::collective(CommKind::AllGather, GroupKind::Dp, "tp", {0, 1}, 8192)};
   SimOptions opt;
   opt.commTime = alphaBeta(0, 1e9);
   SimResult r = simulate(progs, opt);
@@ -262,8 +262,8 @@ TEST(Simulator, MismatchedCollectiveSize) {
 
 TEST(Simulator, MismatchedCollectiveKind) {
   std::vector<Program> progs(2);
-  progs[0].ops = {Op::collective(CommKind::AllToAll, "sp", {0, 1}, 64)};
-  progs[1].ops = {Op::collective(CommKind::ReduceScatter, "sp", {0, 1}, 64)};
+  progs[0].ops = {Op::collective(CommKind::AllToAll, GroupKind::Sp, "sp", {0, 1}, 64)};
+  progs[1].ops = {Op::collective(CommKind::ReduceScatter, GroupKind::Sp, "sp", {0, 1}, 64)};
   SimOptions opt;
   opt.commTime = alphaBeta(0, 1e9);
   SimResult r = simulate(progs, opt);
@@ -308,9 +308,9 @@ TEST(Simulator, InvalidPrograms) {
   EXPECT_EQ(simulate(progs, opt).errorKind, SimErrorKind::InvalidProgram);
   progs[0].ops = {Op::compute("x", ComputeKind::Fwd, -1)};
   EXPECT_EQ(simulate(progs, opt).errorKind, SimErrorKind::InvalidProgram);
-  progs[0].ops = {Op::collective(CommKind::AllReduce, "g", {1}, 8)};
+  progs[0].ops = {Op::collective(CommKind::AllReduce, GroupKind::Dp, "g", {1}, 8)};
   EXPECT_EQ(simulate(progs, opt).errorKind, SimErrorKind::InvalidProgram);
-  progs[0].ops = {Op::collective(CommKind::AllReduce, "g", {0, 0}, 8)};
+  progs[0].ops = {Op::collective(CommKind::AllReduce, GroupKind::Dp, "g", {0, 0}, 8)};
   EXPECT_EQ(simulate(progs, opt).errorKind, SimErrorKind::InvalidProgram);
   // Communication without a callback.
   progs[0].ops = {Op::send(1, 8)};
@@ -393,7 +393,7 @@ TEST(Simulator, Deterministic) {
   auto progs = oneFOneB(4, 8, 1e-3, 2e-3, 1000);
   for (int r = 0; r < 4; ++r)
     progs[r].ops.push_back(
-        Op::collective(CommKind::AllReduce, "dp", {0, 1, 2, 3}, 1 << 24));
+        Op::collective(CommKind::AllReduce, GroupKind::Dp, "dp", {0, 1, 2, 3}, 1 << 24));
   std::string a = chromeTraceJson(simulate(progs, opt));
   std::string b = chromeTraceJson(simulate(progs, opt));
   EXPECT_EQ(a, b);
@@ -465,7 +465,7 @@ TEST(AsyncCollectives, HideUnderComputeUntilTheWait) {
   SimOptions options;
   options.commTime = fixedTime(2);
   SimResult r =
-      simulate(twice({Op::collective(CommKind::AllGather, "z", {0, 1}, 8, true),
+      simulate(twice({Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
                       Op::compute("fwd", ComputeKind::Fwd, 3), Op::wait()}),
                options);
   ASSERT_TRUE(r.ok()) << r.error;
@@ -480,7 +480,7 @@ TEST(AsyncCollectives, AWaitExposesWhatComputeDoesNotHide) {
   SimOptions options;
   options.commTime = fixedTime(5);
   SimResult r =
-      simulate(twice({Op::collective(CommKind::AllGather, "z", {0, 1}, 8, true),
+      simulate(twice({Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
                       Op::wait(), Op::compute("fwd", ComputeKind::Fwd, 1)}),
                options);
   ASSERT_TRUE(r.ok()) << r.error;
@@ -495,8 +495,8 @@ TEST(AsyncCollectives, TheStreamRunsOneCollectiveAtATime) {
   SimOptions options;
   options.commTime = fixedTime(2);
   SimResult r = simulate(
-      twice({Op::collective(CommKind::AllGather, "z", {0, 1}, 8, true),
-             Op::collective(CommKind::ReduceScatter, "z", {0, 1}, 8, true),
+      twice({Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
+             Op::collective(CommKind::ReduceScatter, GroupKind::Dp, "z", {0, 1}, 8, true),
              Op::wait(1), Op::compute("bwd", ComputeKind::Bwd, 1)}),
       options);
   ASSERT_TRUE(r.ok()) << r.error;
@@ -514,10 +514,10 @@ TEST(AsyncCollectives, MatchSynchronousOnesInIssueOrder) {
   SimOptions options;
   options.commTime = fixedTime(2);
   std::vector<Program> programs{
-      Program{{Op::collective(CommKind::AllGather, "z", {0, 1}, 8, true),
+      Program{{Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
                Op::compute("fwd", ComputeKind::Fwd, 1)},
               0},
-      Program{{Op::collective(CommKind::AllGather, "z", {0, 1}, 8),
+      Program{{Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8),
                Op::compute("fwd", ComputeKind::Fwd, 1)},
               0}};
   SimResult r = simulate(programs, options);
@@ -530,7 +530,7 @@ TEST(AsyncCollectives, AnUnmatchedAsyncCollectiveIsReported) {
   SimOptions options;
   options.commTime = fixedTime(1);
   std::vector<Program> programs{
-      Program{{Op::collective(CommKind::AllGather, "z", {0, 1}, 8, true),
+      Program{{Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
                Op::wait()},
               0},
       Program{{Op::compute("fwd", ComputeKind::Fwd, 1)}, 0}};
@@ -552,7 +552,7 @@ TEST(AsyncCollectives, StreamSpansGetTheirOwnTraceTrack) {
   SimOptions options;
   options.commTime = fixedTime(2);
   SimResult r =
-      simulate(twice({Op::collective(CommKind::AllGather, "z", {0, 1}, 8, true),
+      simulate(twice({Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
                       Op::compute("fwd", ComputeKind::Fwd, 3)}),
                options);
   ASSERT_TRUE(r.ok());

@@ -57,7 +57,7 @@ TEST(SliceOrder, AChunkedScheduleIsInOrder) {
       fwd({4}, {0}, 4, 8),
       fwd({4, 7}, {1, 0}, 0, 4),
       fwd({4, 7}, {1, 0}, 4, 8),
-      Op::collective(CommKind::AllReduce, "dp", {0, 1}, 64),
+      Op::collective(CommKind::AllReduce, GroupKind::Dp, "dp", {0, 1}, 64),
       fwd({4}, {2}, 0, 4),
       fwd({4}, {2}, 4, 8),
       rec({4}, {2}, 4, 8),

@@ -19,17 +19,17 @@ using fixtures::smallSetup;
 
 /// An all-to-all takes 1 ms + bytes / 1 GB/s; an all-gather 0.5 ms, a
 /// reduce-scatter 0.25 ms.
-sim::CommTimeFn linearTimes() {
-  return [](const sim::CommRequest &r) {
+prog::CommTimeFn linearTimes() {
+  return [](const prog::CommRequest &r) {
     switch (r.kind) {
-    case sim::CommKind::AllToAll:
-      return sim::CommTime(1e-3 + static_cast<double>(r.bytes) / 1e9);
-    case sim::CommKind::AllGather:
-      return sim::CommTime(0.5e-3);
-    case sim::CommKind::ReduceScatter:
-      return sim::CommTime(0.25e-3);
+    case prog::CommKind::AllToAll:
+      return prog::CommTime(1e-3 + static_cast<double>(r.bytes) / 1e9);
+    case prog::CommKind::AllGather:
+      return prog::CommTime(0.5e-3);
+    case prog::CommKind::ReduceScatter:
+      return prog::CommTime(0.25e-3);
     default:
-      return sim::CommTime(0.0);
+      return prog::CommTime(0.0);
     }
   };
 }
@@ -60,7 +60,7 @@ TEST(DppPlanning, DerivedModelByHand) {
   DppJobLayout layout{4, 2, 0.04};
   auto m = deriveDppModel(s, layout, 4096, linearTimes());
   ASSERT_TRUE(m) << m.error;
-  lower::TrainModel selective = s.model;
+  step::TrainModel selective = s.model;
   FlopsPolynomial p = trainFlopsPolynomial(selective);
   EXPECT_NEAR(m->alpha1, p.quadratic / 1e12 * 1e3, 1e-18);
   EXPECT_NEAR(m->alpha2, p.linear / 1e12 * 1e3, 1e-15);
@@ -85,14 +85,14 @@ TEST(DppPlanning, DerivedModelByHand) {
   for (int64_t st = 0; st < 2; ++st)
     EXPECT_NEAR(m->modelStatesMB[static_cast<size_t>(st)],
                 static_cast<double>(
-                    lower::residentBytes(selective, {4, 1, 1, 2}, st, 4)) /
+                    step::residentBytes(selective, {4, 1, 1, 2}, st, 4)) /
                     (1024.0 * 1024.0),
                 1e-12);
 }
 
 TEST(DppPlanning, ChunkOfAPlannedChunk) {
   const std::vector<int64_t> lengths{100, 50, 30};
-  lower::PlannedChunk c;
+  step::PlannedChunk c;
   c.kind = "hybrid";
   c.slices = {{0, 60, 100}, {2, 0, 30}};
   auto chunk = dppChunkOf(c, lengths);
@@ -128,7 +128,7 @@ TEST(DppPlanning, PlanConvertsAndLowers) {
   ASSERT_TRUE(plan.ok()) << plan.error;
   ASSERT_TRUE(plan.pipelined);
   EXPECT_FALSE(plan.plan);
-  const lower::PipelinedStepPlan &p = *plan.pipelined;
+  const step::PipelinedStepPlan &p = *plan.pipelined;
   EXPECT_EQ(p.strategy, "dpp");
   EXPECT_EQ(p.world, 8);
   EXPECT_EQ(p.spDegree, 4);
@@ -137,19 +137,19 @@ TEST(DppPlanning, PlanConvertsAndLowers) {
   EXPECT_GT(p.seconds, 0);
   double sum = 0;
   std::vector<int64_t> covered(lengths.size(), 0);
-  for (const lower::PlannedPipeline &pipe : p.pipelines) {
+  for (const step::PlannedPipeline &pipe : p.pipelines) {
     sum += pipe.seconds;
-    for (const lower::PlannedChunk &c : pipe.chunks)
-      for (const lower::ChunkSlice &sl : c.slices)
+    for (const step::PlannedChunk &c : pipe.chunks)
+      for (const step::ChunkSlice &sl : c.slices)
         covered[static_cast<size_t>(sl.sequence)] += sl.tokens();
   }
   EXPECT_NEAR(sum, p.seconds, 1e-12 * p.seconds);
   EXPECT_EQ(covered, lengths);
   // Every slice (the lengths are multiples of sp 4) splits evenly over a
   // stage's Ulysses ranks.
-  for (const lower::PlannedPipeline &pipe : p.pipelines)
-    for (const lower::PlannedChunk &c : pipe.chunks)
-      for (const lower::ChunkSlice &sl : c.slices)
+  for (const step::PlannedPipeline &pipe : p.pipelines)
+    for (const step::PlannedChunk &c : pipe.chunks)
+      for (const step::ChunkSlice &sl : c.slices)
         EXPECT_EQ(sl.tokens() % 4, 0) << "sequence " << sl.sequence << " ["
                                       << sl.begin << ", " << sl.end << ")";
   lower::LoweredStep lowered = lower::lowerPipelinedStep(p, plan.model);
@@ -170,17 +170,17 @@ TEST(DppPlanning, ReplanCheckpointing) {
   auto model = deriveDppModel(s, *layout, 8192, linearTimes());
   ASSERT_TRUE(model);
 
-  lower::PipelinedStepPlan same = *plan.pipelined;
+  step::PipelinedStepPlan same = *plan.pipelined;
   ASSERT_EQ(
       replanCheckpointing(same, *model, ckpt::CheckpointStrategy::Adaptive),
       "");
   EXPECT_NEAR(same.seconds, plan.pipelined->seconds,
               1e-9 * plan.pipelined->seconds);
 
-  lower::PipelinedStepPlan full = *plan.pipelined;
+  step::PipelinedStepPlan full = *plan.pipelined;
   ASSERT_EQ(replanCheckpointing(full, *model, ckpt::CheckpointStrategy::Full),
             "");
-  for (const lower::PlannedPipeline &pipe : full.pipelines) {
+  for (const step::PlannedPipeline &pipe : full.pipelines) {
     ASSERT_EQ(pipe.remat.size(), 2u);
     for (const std::vector<int64_t> &stage : pipe.remat)
       for (int64_t l : stage)
@@ -190,10 +190,10 @@ TEST(DppPlanning, ReplanCheckpointing) {
   EXPECT_LE(full.peakMemBytes, plan.pipelined->peakMemBytes);
 
   // A backward order that is not the 1F1B one is refused, unchanged.
-  lower::PipelinedStepPlan bad = *plan.pipelined;
+  step::PipelinedStepPlan bad = *plan.pipelined;
   if (bad.pipelines[0].backward.size() > 1) {
     std::swap(bad.pipelines[0].backward[0], bad.pipelines[0].backward[1]);
-    const lower::PipelinedStepPlan before = bad;
+    const step::PipelinedStepPlan before = bad;
     std::string error =
         replanCheckpointing(bad, *model, ckpt::CheckpointStrategy::Full);
     EXPECT_NE(error, "");

@@ -15,7 +15,7 @@ namespace {
 
 using fixtures::smallSetup;
 
-double directTrainFlops(const lower::TrainModel &m, int64_t s) {
+double directTrainFlops(const step::TrainModel &m, int64_t s) {
   double f = 0;
   for (int64_t l = 0; l < m.shape.layers; ++l)
     f += cost::layerTrainFlops(
@@ -25,16 +25,16 @@ double directTrainFlops(const lower::TrainModel &m, int64_t s) {
 }
 
 /// A callback where every all-to-all takes 1 s and every all-gather 0.5 s.
-sim::CommTimeFn constantTimes() {
-  return [](const sim::CommRequest &r) {
-    return sim::CommTime(r.kind == sim::CommKind::AllToAll ? 1.0 : 0.5);
+prog::CommTimeFn constantTimes() {
+  return [](const prog::CommRequest &r) {
+    return prog::CommTime(r.kind == prog::CommKind::AllToAll ? 1.0 : 0.5);
   };
 }
 
 // The cost model's FLOPs are a quadratic in the sequence length, so two
 // points determine it and it reproduces every other length.
 TEST(FlexSpModel, TrainFlopsAreAQuadraticInTheLength) {
-  lower::TrainModel m = smallSetup().model;
+  step::TrainModel m = smallSetup().model;
   FlopsPolynomial p = trainFlopsPolynomial(m);
   for (int64_t s : {1, 100, 3000, 65536}) {
     double direct = directTrainFlops(m, s);
@@ -87,9 +87,9 @@ TEST(FlexSpModel, PlansAValidStep) {
   EXPECT_EQ(plan.name, "flexsp");
   EXPECT_GE(solver, 0);
   std::vector<int> seen(lengths.size(), 0);
-  for (const lower::PlannedMicroBatch &mb : plan.plan->microBatches) {
+  for (const step::PlannedMicroBatch &mb : plan.plan->microBatches) {
     int64_t next = 0;
-    for (const lower::PlannedGroup &g : mb.groups) {
+    for (const step::PlannedGroup &g : mb.groups) {
       EXPECT_EQ(g.firstRank, next);
       next += g.layout.degree();
       for (int64_t id : g.seqs)

@@ -18,8 +18,8 @@ namespace {
 
 /// The plan of the plan.pipeline example: four sequences on 4 stages of
 /// 8-way SP, sequence 3 cut into three slices, two stages recomputing.
-lower::PipelinedStepPlan examplePlan() {
-  lower::PipelinedStepPlan plan;
+step::PipelinedStepPlan examplePlan() {
+  step::PipelinedStepPlan plan;
   plan.strategy = "dpp";
   plan.world = 32;
   plan.spDegree = 8;
@@ -28,7 +28,7 @@ lower::PipelinedStepPlan examplePlan() {
   plan.seconds = 61.2;
   plan.peakMemBytes = 79'000'000'000;
   plan.bubbleRatio = 0.12;
-  lower::PlannedPipeline p;
+  step::PlannedPipeline p;
   p.chunks = {
       {"split", {{3, 0, 40000}}, 0.91, 1000},
       {"split", {{3, 40000, 60000}}, 0.9, 1000},
@@ -42,7 +42,7 @@ lower::PipelinedStepPlan examplePlan() {
   p.bubbleRatio = 0.12;
   plan.pipelines.push_back(p);
   // A second pipeline of one packed chunk, no recompute anywhere.
-  lower::PlannedPipeline q;
+  step::PlannedPipeline q;
   q.chunks = {{"packed", {{4, 0, 100}}, 0.2, 10}};
   q.backward = {0};
   q.seconds = 1.5;
@@ -51,8 +51,8 @@ lower::PipelinedStepPlan examplePlan() {
   return plan;
 }
 
-void expectSamePlan(const lower::PipelinedStepPlan &a,
-                    const lower::PipelinedStepPlan &b) {
+void expectSamePlan(const step::PipelinedStepPlan &a,
+                    const step::PipelinedStepPlan &b) {
   EXPECT_EQ(a.strategy, b.strategy);
   EXPECT_EQ(a.world, b.world);
   EXPECT_EQ(a.spDegree, b.spDegree);
@@ -63,7 +63,7 @@ void expectSamePlan(const lower::PipelinedStepPlan &a,
   EXPECT_EQ(a.bubbleRatio, b.bubbleRatio);
   ASSERT_EQ(a.pipelines.size(), b.pipelines.size());
   for (size_t i = 0; i < a.pipelines.size(); ++i) {
-    const lower::PlannedPipeline &p = a.pipelines[i], &q = b.pipelines[i];
+    const step::PlannedPipeline &p = a.pipelines[i], &q = b.pipelines[i];
     EXPECT_EQ(p.backward, q.backward) << "pipeline " << i;
     EXPECT_EQ(p.nSplit, q.nSplit) << "pipeline " << i;
     EXPECT_EQ(p.remat, q.remat) << "pipeline " << i;
@@ -86,7 +86,7 @@ protected:
     module = mlir::ModuleOp::create(builder.getUnknownLoc());
     builder.setInsertionPointToEnd(module->getBody());
   }
-  plan::StepOp build(const lower::PipelinedStepPlan &plan) {
+  plan::StepOp build(const step::PipelinedStepPlan &plan) {
     return buildPipelinedStepOp(builder, builder.getUnknownLoc(), "dpp_step0",
                                 0, "dpp", plan);
   }
@@ -96,7 +96,7 @@ protected:
 };
 
 TEST_F(PipelineStepIRTest, BuildThenReadGivesThePlanBack) {
-  lower::PipelinedStepPlan plan = examplePlan();
+  step::PipelinedStepPlan plan = examplePlan();
   plan::StepOp step = build(plan);
   ASSERT_TRUE(step);
   ASSERT_TRUE(mlir::succeeded(mlir::verify(*module)));
@@ -110,7 +110,7 @@ TEST_F(PipelineStepIRTest, BuildThenReadGivesThePlanBack) {
 }
 
 TEST_F(PipelineStepIRTest, PrintedStepParsesBackToThePlan) {
-  lower::PipelinedStepPlan plan = examplePlan();
+  step::PipelinedStepPlan plan = examplePlan();
   ASSERT_TRUE(build(plan));
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -164,7 +164,7 @@ TEST_F(PipelineStepIRTest, MicrobatchStepsAreNotPipelined) {
 }
 
 TEST_F(PipelineStepIRTest, AnUnknownChunkKindBuildsNothing) {
-  lower::PipelinedStepPlan plan = examplePlan();
+  step::PipelinedStepPlan plan = examplePlan();
   plan.pipelines[0].chunks[1].kind = "sliced";
   std::string message;
   context.getDiagEngine().registerHandler([&](mlir::Diagnostic &d) {

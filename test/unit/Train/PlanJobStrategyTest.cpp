@@ -74,7 +74,7 @@ protected:
   mlir::OwningOpRef<mlir::ModuleOp> module;
   plx::TrainOp train;
   baselines::TrainSetup setup;
-  sim::CommTimeFn comm = fixtures::bytesOverRanks(1e-10); // 10 GB/s
+  prog::CommTimeFn comm = fixtures::bytesOverRanks(1e-10); // 10 GB/s
 };
 
 } // namespace

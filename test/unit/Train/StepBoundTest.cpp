@@ -19,7 +19,7 @@ using fixtures::smallSetup;
 // checkpointing none) over 8 chips at 1 TFLOP/s.
 TEST(StepBound, ComputeIsTheBatchsFlopsOverEveryChip) {
   baselines::TrainSetup s = smallSetup();
-  lower::TrainModel plain = s.model;
+  step::TrainModel plain = s.model;
   plain.checkpointing = cost::Checkpointing::None;
   FlopsPolynomial f = trainFlopsPolynomial(plain);
   std::vector<int64_t> lengths{1000, 3000};
@@ -42,7 +42,7 @@ TEST(StepBound, ComputeIsTheBatchsFlopsOverEveryChip) {
 // goes over 4 ranks, which is cheaper, and the bound takes the cheapest.
 TEST(StepBound, GradientTrafficIsTheCheapestAllowedDepth) {
   baselines::TrainSetup s = smallSetup();
-  const int64_t params = lower::carriedParameters(s.model.shape, 0, 4);
+  const int64_t params = step::carriedParameters(s.model.shape, 0, 4);
   const double k = 1e-6; // seconds per byte per rank
   // pp 1: 8 ways, (7/8) G + (G/8) 7 = 1.75 G; pp 2: 4 ways of G/2,
   // (3/4) G/2 + (G/8) 3 = 0.75 G.

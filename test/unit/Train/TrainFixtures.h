@@ -33,16 +33,16 @@ inline baselines::TrainSetup smallSetup() {
 /// Ring collectives at `seconds` per byte a rank sends: a reduce-scatter of
 /// a B-byte buffer over n ranks sends B (n - 1) / n (an all-reduce twice
 /// that), an all-gather of a B-byte shard B (n - 1).
-inline sim::CommTimeFn bytesOverRanks(double seconds) {
-  return [seconds](const sim::CommRequest &r) {
+inline prog::CommTimeFn bytesOverRanks(double seconds) {
+  return [seconds](const prog::CommRequest &r) {
     const double n = double(r.ranks.size()), b = double(r.bytes);
     switch (r.kind) {
-    case sim::CommKind::AllGather:
-      return sim::CommTime(seconds * b * (n - 1));
-    case sim::CommKind::AllReduce:
-      return sim::CommTime(2 * seconds * b * (n - 1) / n);
+    case prog::CommKind::AllGather:
+      return prog::CommTime(seconds * b * (n - 1));
+    case prog::CommKind::AllReduce:
+      return prog::CommTime(2 * seconds * b * (n - 1) / n);
     default:
-      return sim::CommTime(seconds * b * (n - 1) / n);
+      return prog::CommTime(seconds * b * (n - 1) / n);
     }
   };
 }

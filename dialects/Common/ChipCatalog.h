@@ -5,8 +5,8 @@
 // Plain C++, no MLIR: the frontend, the dialects and every pass may use it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef PLEXUS_PASSES_COST_CHIPCATALOG_H
-#define PLEXUS_PASSES_COST_CHIPCATALOG_H
+#ifndef PLEXUS_DIALECTS_COMMON_CHIPCATALOG_H
+#define PLEXUS_DIALECTS_COMMON_CHIPCATALOG_H
 
 #include <cstdint>
 #include <optional>
@@ -40,4 +40,4 @@ std::string chipCatalogKeys();
 
 } // namespace plexus::cost
 
-#endif // PLEXUS_PASSES_COST_CHIPCATALOG_H
+#endif // PLEXUS_DIALECTS_COMMON_CHIPCATALOG_H

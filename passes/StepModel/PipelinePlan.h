@@ -12,14 +12,14 @@
 // r / d_s (a stage is one node's worth of consecutive ranks).
 //
 //===----------------------------------------------------------------------===//
-#ifndef PLEXUS_PASSES_LOWER_PIPELINEPLAN_H
-#define PLEXUS_PASSES_LOWER_PIPELINEPLAN_H
+#ifndef PLEXUS_PASSES_STEPMODEL_PIPELINEPLAN_H
+#define PLEXUS_PASSES_STEPMODEL_PIPELINEPLAN_H
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace plexus::lower {
+namespace plexus::step {
 
 /// Tokens [begin, end) of sequence `sequence`; the `begin` tokens of the
 /// same sequence before it are its context (their K and V are read by its
@@ -82,6 +82,6 @@ struct PipelinedStepPlan {
   double bubbleRatio = 0;                 ///< modelled, whole step
 };
 
-} // namespace plexus::lower
+} // namespace plexus::step
 
-#endif // PLEXUS_PASSES_LOWER_PIPELINEPLAN_H
+#endif // PLEXUS_PASSES_STEPMODEL_PIPELINEPLAN_H

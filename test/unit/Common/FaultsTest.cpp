@@ -1,5 +1,5 @@
 //===- FaultsTest.cpp - Range rules of a fabric's failed parts ------------===//
-#include "passes/Fabric/Faults.h"
+#include "dialects/Common/Faults.h"
 
 #include <gtest/gtest.h>
 

@@ -4,10 +4,10 @@
 // TransformerShapeTest, and LLaMA-7B, shared by the cost model's tests.
 //
 //===----------------------------------------------------------------------===//
-#ifndef PLEXUS_TEST_UNIT_COST_SHAPEFIXTURES_H
-#define PLEXUS_TEST_UNIT_COST_SHAPEFIXTURES_H
+#ifndef PLEXUS_TEST_UNIT_COMMON_SHAPEFIXTURES_H
+#define PLEXUS_TEST_UNIT_COMMON_SHAPEFIXTURES_H
 
-#include "passes/Cost/TransformerShape.h"
+#include "dialects/Common/TransformerShape.h"
 
 namespace plexus::cost::fixtures {
 
@@ -60,4 +60,4 @@ inline TransformerShape llama7B() {
 
 } // namespace plexus::cost::fixtures
 
-#endif // PLEXUS_TEST_UNIT_COST_SHAPEFIXTURES_H
+#endif // PLEXUS_TEST_UNIT_COMMON_SHAPEFIXTURES_H

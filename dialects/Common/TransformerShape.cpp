@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Cost/TransformerShape.h"
+#include "dialects/Common/TransformerShape.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,5 +1,5 @@
 //===- Faults.cpp - Failed chips, links and OCS ports of a fabric ---------===//
-#include "passes/Fabric/Faults.h"
+#include "dialects/Common/Faults.h"
 
 #include <set>
 #include <tuple>

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Cost/JobRules.h"
+#include "dialects/Common/JobRules.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Cost/JobRules.h"
+#include "dialects/Common/JobRules.h"
 
-#include "test/unit/Cost/ShapeFixtures.h"
+#include "test/unit/Common/ShapeFixtures.h"
 
 #include <gtest/gtest.h>
 

@@ -6,11 +6,11 @@
 // pass and the plx dialect's verifier.
 //
 //===----------------------------------------------------------------------===//
-#ifndef PLEXUS_PASSES_FABRIC_FAULTS_H
-#define PLEXUS_PASSES_FABRIC_FAULTS_H
+#ifndef PLEXUS_DIALECTS_COMMON_FAULTS_H
+#define PLEXUS_DIALECTS_COMMON_FAULTS_H
 
-#include "passes/Fabric/Chip.h"
-#include "passes/Fabric/TopologyShape.h"
+#include "dialects/Common/Chip.h"
+#include "dialects/Common/TopologyShape.h"
 
 #include <cstdint>
 #include <string>
@@ -18,7 +18,7 @@
 
 namespace plexus::fabric {
 
-/// A failed chip (passes/Fabric/Chip.h).
+/// A failed chip (dialects/Common/Chip.h).
 using FailedChip = ChipRef;
 
 /// An inter-node link between two nodes (both directions fail).
@@ -64,4 +64,4 @@ std::vector<FaultProblem> checkFaults(const TopologyShape &topology,
 
 } // namespace plexus::fabric
 
-#endif // PLEXUS_PASSES_FABRIC_FAULTS_H
+#endif // PLEXUS_DIALECTS_COMMON_FAULTS_H

@@ -6,11 +6,11 @@
 // source locations) and by the plx dialect's verifiers.
 //
 //===----------------------------------------------------------------------===//
-#ifndef PLEXUS_PASSES_COST_JOBRULES_H
-#define PLEXUS_PASSES_COST_JOBRULES_H
+#ifndef PLEXUS_DIALECTS_COMMON_JOBRULES_H
+#define PLEXUS_DIALECTS_COMMON_JOBRULES_H
 
-#include "passes/Cost/ChipCatalog.h"
-#include "passes/Cost/TransformerShape.h"
+#include "dialects/Common/ChipCatalog.h"
+#include "dialects/Common/TransformerShape.h"
 
 #include <cstdint>
 #include <string>
@@ -87,4 +87,4 @@ std::vector<JobProblem> checkServeJob(const TransformerShape &model,
 
 } // namespace plexus::cost
 
-#endif // PLEXUS_PASSES_COST_JOBRULES_H
+#endif // PLEXUS_DIALECTS_COMMON_JOBRULES_H

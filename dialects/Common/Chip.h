@@ -4,8 +4,8 @@
 // the node. Faults, the collective models and placement all use this type.
 //
 //===----------------------------------------------------------------------===//
-#ifndef PLEXUS_PASSES_FABRIC_CHIP_H
-#define PLEXUS_PASSES_FABRIC_CHIP_H
+#ifndef PLEXUS_DIALECTS_COMMON_CHIP_H
+#define PLEXUS_DIALECTS_COMMON_CHIP_H
 
 #include <cstdint>
 
@@ -25,4 +25,4 @@ struct ChipRef {
 
 } // namespace plexus::fabric
 
-#endif // PLEXUS_PASSES_FABRIC_CHIP_H
+#endif // PLEXUS_DIALECTS_COMMON_CHIP_H

@@ -7,8 +7,8 @@
 // place.
 //
 //===----------------------------------------------------------------------===//
-#ifndef PLEXUS_PASSES_COST_TRANSFORMERSHAPE_H
-#define PLEXUS_PASSES_COST_TRANSFORMERSHAPE_H
+#ifndef PLEXUS_DIALECTS_COMMON_TRANSFORMERSHAPE_H
+#define PLEXUS_DIALECTS_COMMON_TRANSFORMERSHAPE_H
 
 #include <cstdint>
 #include <string>
@@ -85,4 +85,4 @@ std::vector<ShapeProblem> checkTransformerShape(const TransformerShape &s);
 
 } // namespace plexus::cost
 
-#endif // PLEXUS_PASSES_COST_TRANSFORMERSHAPE_H
+#endif // PLEXUS_DIALECTS_COMMON_TRANSFORMERSHAPE_H

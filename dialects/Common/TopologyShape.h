@@ -6,8 +6,8 @@
 // Modelling choices: docs/railx.md (RailX) and docs/language.md (fields).
 //
 //===----------------------------------------------------------------------===//
-#ifndef PLEXUS_PASSES_FABRIC_TOPOLOGYSHAPE_H
-#define PLEXUS_PASSES_FABRIC_TOPOLOGYSHAPE_H
+#ifndef PLEXUS_DIALECTS_COMMON_TOPOLOGYSHAPE_H
+#define PLEXUS_DIALECTS_COMMON_TOPOLOGYSHAPE_H
 
 #include <cstdint>
 #include <string>
@@ -84,4 +84,4 @@ checkTopologyShape(const TopologyShape &t, int64_t nodes, int64_t chipsPerNode);
 
 } // namespace plexus::fabric
 
-#endif // PLEXUS_PASSES_FABRIC_TOPOLOGYSHAPE_H
+#endif // PLEXUS_DIALECTS_COMMON_TOPOLOGYSHAPE_H

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Cost/ChipCatalog.h"
+#include "dialects/Common/ChipCatalog.h"
 
 namespace plexus::cost {
 

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Cost/ChipCatalog.h"
+#include "dialects/Common/ChipCatalog.h"
 
 #include <gtest/gtest.h>
 

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Cost/TransformerShape.h"
+#include "dialects/Common/TransformerShape.h"
 
-#include "test/unit/Cost/ShapeFixtures.h"
+#include "test/unit/Common/ShapeFixtures.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Fabric/TopologyShape.h"
+#include "dialects/Common/TopologyShape.h"
 
 #include <cmath>
 #include <cstdio>

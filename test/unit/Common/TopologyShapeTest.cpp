@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Fabric/TopologyShape.h"
+#include "dialects/Common/TopologyShape.h"
 
 #include <gtest/gtest.h>
 

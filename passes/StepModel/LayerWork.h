@@ -1,0 +1,68 @@
+//===- LayerWork.h - Per-layer work of a planned group ----------*- C++ -*-===//
+//
+// What one rank of a group does per layer (FLOPs, kept and recomputed
+// activation bytes, the bytes of its layout's collectives), which layers a
+// pipeline stage holds and what it keeps resident. The planners estimate
+// with these and the lowering emits ops from them, so a plan's estimate and
+// its lowered programs count the same work. Plain C++ over the cost model.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLEXUS_PASSES_STEPMODEL_LAYERWORK_H
+#define PLEXUS_PASSES_STEPMODEL_LAYERWORK_H
+
+#include "passes/Cost/TransformerCost.h"
+#include "passes/StepModel/StepPlan.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace plexus::step {
+
+/// The per-layer work of one group over its sequences, for one rank of it
+/// (every rank of a stage does the same amount).
+struct LayerWork {
+  double forwardFlops = 0;   ///< this rank's share
+  double recomputeFlops = 0; ///< spent again before the backward
+  double backwardFlops = 0;
+  int64_t keptBytes = 0;        ///< activations kept from fwd to bwd
+  int64_t recomputeBytes = 0;   ///< extra bytes live from recompute to bwd
+  int64_t allToAllBytes = 0;    ///< Ulysses, per pass (fwd and bwd alike)
+  int64_t tpAllReduceBytes = 0; ///< tensor parallel, per pass
+  int64_t cpKvBytes = 0;        ///< context parallel: this rank's K and V
+  int64_t paramShardBytes = 0;  ///< ZeRO-3: this rank's bf16 shard
+  int64_t paramBytes = 0;       ///< the layer's bf16 weights / tp
+};
+
+/// Work of layer `layer` for one rank of a group with `layout` running the
+/// sequences of `lengths` (tokens each), with ZeRO sharding over
+/// `zeroWays` ranks. Problems as cost::layerForwardFlops.
+cost::CostResult<LayerWork> layerWork(const TrainModel &model,
+                                      const GroupLayout &layout,
+                                      const std::vector<int64_t> &lengths,
+                                      int64_t layer, int64_t zeroWays);
+
+/// The layers [begin, end) of stage `stage` of `stages`: L / p each, the
+/// first L mod p stages one more.
+std::pair<int64_t, int64_t> stageLayers(int64_t layers, int64_t stages,
+                                        int64_t stage);
+
+/// Parameters that travel with layers [begin, end) when a collective
+/// carries them (ZeRO-3 gathers and reductions, the data-parallel sync):
+/// the layers', plus the token embedding when begin = 0, plus the final
+/// norm and (untied) output head when end is the model's last layer.
+int64_t carriedParameters(const cost::TransformerShape &shape, int64_t begin,
+                          int64_t end);
+
+/// Bytes a rank holds for the whole step: model states of its stage's
+/// parameters (divided by tp) under ZeRO over `zeroWays` ranks, plus (ZeRO
+/// 3) two gathered layer buffers (one in use, one prefetched).
+int64_t residentBytes(const TrainModel &model, const GroupLayout &layout,
+                      int64_t stage, int64_t zeroWays, int64_t layersPerOp = 1);
+
+/// Seconds of `flops` on the model's chip at its efficiency.
+double computeSecondsFor(const TrainModel &model, double flops);
+
+} // namespace plexus::step
+
+#endif // PLEXUS_PASSES_STEPMODEL_LAYERWORK_H

@@ -1,0 +1,81 @@
+//===- StepPlan.h - A training step as planned ------------------*- C++ -*-===//
+//
+// The plan data every planner writes and every later stage reads: what a
+// step's cost depends on besides the plan (TrainModel), how a group's ranks
+// split the work (GroupLayout), and a step planned as micro-batches of
+// parallel groups (StepPlan). A step planned as 1F1B pipelines of chunks is
+// PipelinePlan.h. Plain C++ (no MLIR, no planner, no lowering), so that the
+// planners (passes/AdaptiveSP, DynamicPP, Baselines), the lowering
+// (passes/Lower) and the drivers share it without depending on each other.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PLEXUS_PASSES_STEPMODEL_STEPPLAN_H
+#define PLEXUS_PASSES_STEPMODEL_STEPPLAN_H
+
+#include "dialects/Common/ChipCatalog.h"
+#include "dialects/Common/TransformerShape.h"
+#include "passes/Cost/TransformerCost.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace plexus::step {
+
+/// What the cost of a step depends on besides the plan.
+struct TrainModel {
+  cost::TransformerShape shape;
+  cost::ChipSpec chip;
+  /// Achieved fraction of the chip's dense BF16 peak (0, 1].
+  double efficiency = cost::kDefaultMatmulEfficiency;
+  cost::Checkpointing checkpointing = cost::Checkpointing::Selective;
+  int64_t zero = 3; ///< ZeRO stage 0..3 over the data-parallel ranks
+  /// The attention kernel's activations without checkpointing (fused
+  /// unless the strategy says `attention = eager`).
+  cost::AttentionKernel attention = cost::AttentionKernel::Fused;
+};
+
+/// How a group's ranks split the work. degree() = ulysses * tp * cp * pp.
+/// Local rank ((stage * ulysses + u) * cp + c) * tp + t: tensor innermost,
+/// then context (together the tensor ring of passes/Instantiate/JobGroups.h),
+/// then Ulysses, then stages.
+struct GroupLayout {
+  int64_t ulysses = 1, tp = 1, cp = 1, pp = 1;
+  int64_t degree() const { return ulysses * tp * cp * pp; }
+  bool operator==(const GroupLayout &o) const {
+    return ulysses == o.ulysses && tp == o.tp && cp == o.cp && pp == o.pp;
+  }
+};
+
+/// Where a rank sits inside its group.
+struct RankPosition {
+  int64_t stage = 0, c = 0, u = 0, t = 0;
+};
+RankPosition positionOf(const GroupLayout &layout, int64_t localRank);
+int64_t localRankOf(const GroupLayout &layout, const RankPosition &pos);
+
+struct PlannedGroup {
+  GroupLayout layout;
+  int64_t firstRank = 0;
+  std::vector<int64_t> seqs; ///< sequence ids (indices into the lengths)
+  double seconds = 0;        ///< the planner's estimate
+  int64_t memBytes = 0;      ///< the planner's per-rank memory estimate
+};
+
+struct PlannedMicroBatch {
+  std::vector<PlannedGroup> groups; ///< disjoint, together every rank
+  double seconds = 0;
+};
+
+struct StepPlan {
+  std::string strategy;         ///< e.g. "static-sp-64"
+  int64_t world = 0;            ///< ranks
+  std::vector<int64_t> lengths; ///< tokens of each sequence id
+  std::vector<PlannedMicroBatch> microBatches;
+  double seconds = 0;
+  int64_t peakMemBytes = 0;
+};
+
+} // namespace plexus::step
+
+#endif // PLEXUS_PASSES_STEPMODEL_STEPPLAN_H
