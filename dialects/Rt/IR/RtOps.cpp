@@ -111,7 +111,7 @@ static void printComputeKind(OpAsmPrinter &printer, Operation *,
 static ParseResult parseCommKind(OpAsmParser &parser, CommKindAttr &attr) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
-  if (parser.parseKeyword(&keyword))
+  if (parser.parseOptionalKeyword(&keyword))
     return parser.emitError(loc, "expected the communicator's kind (sp, tp, "
                                  "cp, zero or dp) after 'group'");
   std::optional<CommKind> kind = symbolizeCommKind(keyword);
