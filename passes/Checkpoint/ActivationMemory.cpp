@@ -5,7 +5,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Checkpoint/ActivationMemory.h"
-#include "passes/StepModel/OneFOneB.h"
 
 namespace plexus::ckpt {
 
@@ -46,10 +45,6 @@ std::string activationModelProblem(const ActivationModel &m) {
 
 int64_t layersPerStage(const ActivationModel &m) {
   return m.stages > 0 ? m.layers / m.stages : 0;
-}
-
-int64_t chunkWindow(int64_t stages, int64_t stage, int64_t nSplit) {
-  return step::chunkWindow(stages, stage, nSplit);
 }
 
 double baseActivationMB(const ActivationModel &m, int64_t stage,

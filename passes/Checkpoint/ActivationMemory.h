@@ -77,12 +77,6 @@ struct ChunkFootprint {
   int64_t kvTokens = 0; // s0: tokens of a split sequence's slice (<= T)
 };
 
-/// Eq. 7: the chunks stage `stage` (0-based) holds at once in the steady
-/// phase of a 1F1B pipeline whose longest sequence has `nSplit` chunks:
-/// d_p - p + N_split with the reference's 1-based p, i.e.
-/// stages - stage - 1 + nSplit here.
-int64_t chunkWindow(int64_t stages, int64_t stage, int64_t nSplit);
-
 /// I_p[k]: MB one GPU of `stage` holds for the chunk with no checkpointing.
 double baseActivationMB(const ActivationModel &m, int64_t stage,
                         const ChunkFootprint &chunk);

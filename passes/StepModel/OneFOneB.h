@@ -21,9 +21,12 @@
 
 namespace plexus::step {
 
-/// Positions stage `stage` of `stages` holds forward before its first
-/// backward can start, plus that one: p - s - 1 + N_split (N_split = 1 is
-/// plain 1F1B: the first stage holds p micro-batches).
+/// Eq. 7 of Concertina: the chunks stage `stage` (0-based) of `stages`
+/// holds at once in the steady phase of a 1F1B pipeline whose longest
+/// sequence has `nSplit` chunks: d_p - p + N_split with the reference's
+/// 1-based p, i.e. stages - stage - 1 + nSplit (N_split = 1 is plain 1F1B:
+/// the first stage holds p micro-batches). The checkpointing model sizes
+/// its memory windows with it.
 int64_t chunkWindow(int64_t stages, int64_t stage, int64_t nSplit);
 
 /// Stage `stage`'s 1F1B order over positions 0..n-1 (n = backward.size()),

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Checkpoint/ActivationMemory.h"
 
+#include "passes/StepModel/OneFOneB.h"
+
 #include <gtest/gtest.h>
 
 using namespace plexus::ckpt;
@@ -37,11 +39,11 @@ TEST(ChunkWindow, IsStagesMinusStagePlusNSplit) {
   for (int64_t stages : {1, 2, 4, 8})
     for (int64_t nSplit : {1, 3, 16})
       for (int64_t p = 1; p <= stages; ++p)
-        EXPECT_EQ(chunkWindow(stages, p - 1, nSplit), stages - p + nSplit);
-  EXPECT_EQ(chunkWindow(4, 0, 1), 4); // plain 1F1B: first stage holds d_p
-  EXPECT_EQ(chunkWindow(4, 3, 1), 1); // last stage: one
-  EXPECT_EQ(chunkWindow(4, 0, 3), 6);
-  EXPECT_EQ(chunkWindow(4, 3, 3), 3);
+        EXPECT_EQ(plexus::step::chunkWindow(stages, p - 1, nSplit), stages - p + nSplit);
+  EXPECT_EQ(plexus::step::chunkWindow(4, 0, 1), 4); // plain 1F1B: first stage holds d_p
+  EXPECT_EQ(plexus::step::chunkWindow(4, 3, 1), 1); // last stage: one
+  EXPECT_EQ(plexus::step::chunkWindow(4, 0, 3), 6);
+  EXPECT_EQ(plexus::step::chunkWindow(4, 3, 3), 3);
 }
 
 TEST(ActivationMemory, PackedChunkByHand) {

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Checkpoint/ChunkCheckpointing.h"
 
+#include "passes/StepModel/OneFOneB.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,7 +38,7 @@ std::vector<Order> oneFOneB(int64_t stages,
   }
   std::vector<Order> orders;
   for (int64_t s = 0; s < stages; ++s) {
-    const int64_t warm = std::min(n, chunkWindow(stages, s, nSplit) - 1);
+    const int64_t warm = std::min(n, plexus::step::chunkWindow(stages, s, nSplit) - 1);
     Order o;
     int64_t next = 0;
     while (next < warm)

@@ -12,6 +12,8 @@
 #include "passes/Checkpoint/ActivationMemory.h"
 #include "passes/Checkpoint/ChunkCheckpointing.h"
 
+#include "passes/StepModel/OneFOneB.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -134,7 +136,7 @@ TEST(OneFOneB, WindowIsEq7) {
       most = std::max(most, w.size());
     // d_p - p + N_split with 1-based p.
     EXPECT_EQ(static_cast<int64_t>(most), stages - (p + 1) + 3);
-    EXPECT_EQ(static_cast<int64_t>(most), ckpt::chunkWindow(stages, p, 3));
+    EXPECT_EQ(static_cast<int64_t>(most), plexus::step::chunkWindow(stages, p, 3));
   }
 }
 
