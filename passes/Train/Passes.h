@@ -7,6 +7,8 @@
 #include "passes/DynamicPP/Chunking.h"
 
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 
 /// The values of a checkpointing pass option (plx-dynamic-pp's checkpoint,
 /// plx-checkpoint's strategy), typed as ckpt::CheckpointStrategy.
@@ -28,8 +30,36 @@ namespace plexus::train {
 #define GEN_PASS_REGISTRATION
 #include "passes/Train/Passes.h.inc"
 
-/// Registers `plx-train-pipeline`: plx-instantiate, plx-place and
-/// plx-predict-train, the stages plxc runs on a spec's train jobs.
+/// The attribute plx-predict-train attaches to each plx.train
+/// (TrainPipeline.h, predictionAttr).
+constexpr const char kPredictionAttrName[] = "plan.prediction";
+
+/// The options of `plx-train-pipeline`, handed to its passes.
+struct TrainPipelineOptions
+    : public mlir::PassPipelineOptions<TrainPipelineOptions> {
+  Option<int64_t> maxSimulatedRanks{
+      *this, "max-simulated-ranks",
+      llvm::cl::desc("jobs of more ranks are neither planned nor simulated"),
+      llvm::cl::init(4096)};
+  Option<bool> contention{
+      *this, "contention",
+      llvm::cl::desc("simulate link contention between concurrent transfers"),
+      llvm::cl::init(true)};
+  Option<std::string> tracePath{
+      *this, "trace",
+      llvm::cl::desc("write a Chrome trace of the first job's step 0 here")};
+  Option<bool> progress{
+      *this, "progress",
+      llvm::cl::desc("print progress lines on stderr after a second"),
+      llvm::cl::init(false)};
+};
+
+/// plxc's stages for train jobs, in order: plx-instantiate, plx-place,
+/// plx-plan-strategy, plx-plan-baselines, plx-predict-train.
+void buildTrainPipeline(mlir::OpPassManager &pm,
+                        const TrainPipelineOptions &options);
+
+/// Registers `plx-train-pipeline` (buildTrainPipeline).
 void registerTrainPipelines();
 } // namespace plexus::train
 

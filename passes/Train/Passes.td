@@ -179,31 +179,96 @@ def LowerToRtPass : Pass<"plx-lower-to-rt", "::mlir::ModuleOp"> {
   let dependentDialects = ["::plexus::rt::RtDialect"];
 }
 
-def PredictTrainPass : Pass<"plx-predict-train", "::mlir::ModuleOp"> {
-  let summary = "Plan, judge and predict every training job (plxc's train pipeline)";
+def PlanStrategyPass : Pass<"plx-plan-strategy", "::mlir::ModuleOp"> {
+  let summary = "Plan each training step with the job's strategy, as candidates";
   let description = [{
-    What plxc runs on each `plx.train` of a placed module
-    (passes/Train/TrainPipeline.h): every step's batch is planned with the
-    job's strategy (its planner's plan and the static layouts it
-    generalises) and with every standard baseline, each plan is lowered and
-    simulated on the job's placed chips with contention, memory is checked
-    on every rank, and the job's plan is the fastest feasible one its
-    strategy admits. Every step's chosen plan is added as a `plan.step`
-    (`@<job>_step<i>`), and the job's prediction (the fields of plxc's JSON
-    report for the job: plan, planned, surrogate and predicted step times,
-    MFU, memory, bound, efficiency, baselines) is attached to the
-    `plx.train` as the dictionary attribute `plan.prediction`. A job that
-    cannot be planned is an error on the job; the pass then fails after
-    the other jobs are planned.
+    For every `plx.train`, draws each step's batch and plans it the way
+    the job's strategy asks (passes/Train/TrainPipeline.h,
+    planJobStrategy): a strategy that fixes every choice is its static
+    layout; `pp = dynamic` (no tp, cp, micro_batch) is DPP; `sp =
+    adaptive` alone is FlexSP; every choice left open (`sp = adaptive` or
+    `best_homogeneous`, `pp = dynamic`, `checkpoint = adaptive`) is also
+    searched over the static layouts it allows (Ulysses degrees, pipeline
+    depths with ZeRO <= 2, selective or full checkpointing). A planner
+    that cannot plan the batch gives way to that search, with a `note`.
 
-    Run it after `plx-instantiate` and `plx-place`, or as the registered
-    pipeline `plx-train-pipeline`.
+    Adds the step's candidates for `plx-predict-train` to judge:
+    `plan.step @<job>_step<i>_candidate0 ... role candidate layout [sp, tp,
+    cp, pp]`, the planner's plan, then up to three runners-up of the
+    static search (`_candidate1`...), fastest estimate first; when nothing
+    the strategy allows can run the batch, `plan.unplanned
+    @<job>_step<i>_candidate0` saying why. Candidates the module already
+    holds for the job are replaced. Jobs of more than
+    `max-simulated-ranks` ranks are skipped, as are jobs that cannot be
+    planned at all (no placement, no batches): `plx-predict-train`
+    reports them. Needs `plx-instantiate` and `plx-place` first.
+  }];
+  let options = [
+    Option<"maxSimulatedRanks", "max-simulated-ranks", "int64_t", "4096",
+           "jobs of more ranks are not planned">,
+    Option<"progress", "progress", "bool", "false",
+           "print progress lines on stderr once planning takes a second">,
+  ];
+  let dependentDialects = ["::plexus::plan::PlanDialect"];
+}
+
+def PlanBaselinesPass : Pass<"plx-plan-baselines", "::mlir::ModuleOp"> {
+  let summary = "Plan each training step with the standard baselines";
+  let description = [{
+    For every `plx.train`, draws each step's batch and plans it with the
+    baselines reports compare the job with (passes/Baselines/StepPlanners.h,
+    standardBaselines): the best static Ulysses degree, the best
+    Megatron-style tensor/context layout with ZeRO-1, the best 1F1B
+    pipeline depth, each packing micro-batches by memory, their layouts
+    chosen on step 0 and kept for the later steps; for `pp = dynamic`
+    also FlexSP over the whole cluster, packed batch-level 1F1B and even
+    token slicing (Seq1F1B-like) on the job's DPP layout. Adds them as
+    `plan.step @<job>_step<i>_baseline<k> ... role baseline`, in report
+    order, or `plan.unplanned` for a baseline that cannot run the batch.
+    Baselines the module already holds for the job are replaced. Jobs of
+    more than `max-simulated-ranks` ranks are skipped. Needs
+    `plx-instantiate` and `plx-place` first.
+  }];
+  let options = [
+    Option<"maxSimulatedRanks", "max-simulated-ranks", "int64_t", "4096",
+           "jobs of more ranks are not planned">,
+    Option<"progress", "progress", "bool", "false",
+           "print progress lines on stderr once planning takes a second">,
+  ];
+  let dependentDialects = ["::plexus::plan::PlanDialect"];
+}
+
+def PredictTrainPass : Pass<"plx-predict-train", "::mlir::ModuleOp"> {
+  let summary = "Judge each training step's alternative plans and predict the job";
+  let description = [{
+    For every `plx.train`, judges the alternative plans of each step that
+    `plx-plan-strategy` (candidates) and `plx-plan-baselines` (baselines)
+    added (passes/Train/TrainPipeline.h): each plan is lowered and
+    simulated on the job's placed chips with contention, memory is checked
+    on every rank, and the job's plan is the fastest feasible candidate or
+    baseline its strategy admits. The alternatives are removed; every
+    step's chosen plan is added as a `plan.step` (`@<job>_step<i>`), and the
+    job's prediction (the fields of plxc's JSON report for the job: plan,
+    planned, surrogate and predicted step times, MFU, memory, bound,
+    efficiency, and per baseline its outcome, in the list `baselines`) is
+    attached to the `plx.train` as the dictionary attribute
+    `plan.prediction`. A job that cannot be planned (no candidate, no plan
+    that runs a step) is an error on the job; the pass then fails after
+    the other jobs are predicted.
+
+    Run it after `plx-instantiate`, `plx-place`, `plx-plan-strategy` and
+    `plx-plan-baselines`, or as the registered pipeline
+    `plx-train-pipeline`.
   }];
   let options = [
     Option<"maxSimulatedRanks", "max-simulated-ranks", "int64_t", "4096",
            "jobs of more ranks are neither planned nor simulated">,
     Option<"contention", "contention", "bool", "true",
            "simulate link contention between concurrent transfers">,
+    Option<"tracePath", "trace", "std::string", "\"\"",
+           "write a Chrome trace of the first job's step 0 to this file">,
+    Option<"progress", "progress", "bool", "false",
+           "print progress lines on stderr once judging takes a second">,
   ];
   let dependentDialects = ["::plexus::plan::PlanDialect"];
 }

@@ -31,6 +31,8 @@ namespace plexus::train {
 #define GEN_PASS_DEF_PLANSTATICPASS
 #define GEN_PASS_DEF_LOWERTORTPASS
 #define GEN_PASS_DEF_PREDICTTRAINPASS
+#define GEN_PASS_DEF_PLANSTRATEGYPASS
+#define GEN_PASS_DEF_PLANBASELINESPASS
 #include "passes/Train/Passes.h.inc"
 } // namespace plexus::train
 
@@ -430,38 +432,50 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
 };
 
 
-/// A JSON value as an attribute: objects as dictionaries, arrays as arrays,
-/// integers as i64, other numbers as f64, strings, booleans and null as a
-/// unit attribute.
-Attribute attributeOf(MLIRContext *context, const nlohmann::ordered_json &j) {
-  Builder b(context);
-  switch (j.type()) {
-  case nlohmann::ordered_json::value_t::object: {
-    SmallVector<NamedAttribute> fields;
-    for (auto it = j.begin(); it != j.end(); ++it)
-      fields.push_back(
-          b.getNamedAttr(it.key(), attributeOf(context, it.value())));
-    return b.getDictionaryAttr(fields);
-  }
-  case nlohmann::ordered_json::value_t::array: {
-    SmallVector<Attribute> items;
-    for (const nlohmann::ordered_json &v : j)
-      items.push_back(attributeOf(context, v));
-    return b.getArrayAttr(items);
-  }
-  case nlohmann::ordered_json::value_t::string:
-    return b.getStringAttr(j.get<std::string>());
-  case nlohmann::ordered_json::value_t::boolean:
-    return b.getBoolAttr(j.get<bool>());
-  case nlohmann::ordered_json::value_t::number_integer:
-  case nlohmann::ordered_json::value_t::number_unsigned:
-    return b.getI64IntegerAttr(j.get<int64_t>());
-  case nlohmann::ordered_json::value_t::number_float:
-    return b.getF64FloatAttr(j.get<double>());
-  default:
-    return b.getUnitAttr();
-  }
+/// A progress sink on stderr, or none.
+std::function<void(const std::string &)> progressSink(bool on) {
+  if (!on)
+    return nullptr;
+  return [](const std::string &line) { llvm::errs() << line << "\n"; };
 }
+
+LogicalResult checkRankGuard(ModuleOp module, StringRef pass, int64_t ranks) {
+  if (ranks >= 1)
+    return success();
+  return module.emitError() << pass
+                            << ": max-simulated-ranks must be at least 1, got "
+                            << ranks;
+}
+
+struct PlanStrategyPass
+    : train::impl::PlanStrategyPassBase<PlanStrategyPass> {
+  using PlanStrategyPassBase::PlanStrategyPassBase;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(checkRankGuard(module, getArgument(), maxSimulatedRanks)))
+      return signalPassFailure();
+    train::PlanningOptions options;
+    options.maxSimulatedRanks = maxSimulatedRanks;
+    options.progress = progressSink(progress);
+    if (failed(train::planStrategyAlternatives(module, options)))
+      signalPassFailure();
+  }
+};
+
+struct PlanBaselinesPass
+    : train::impl::PlanBaselinesPassBase<PlanBaselinesPass> {
+  using PlanBaselinesPassBase::PlanBaselinesPassBase;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(checkRankGuard(module, getArgument(), maxSimulatedRanks)))
+      return signalPassFailure();
+    train::PlanningOptions options;
+    options.maxSimulatedRanks = maxSimulatedRanks;
+    options.progress = progressSink(progress);
+    if (failed(train::planBaselineAlternatives(module, options)))
+      signalPassFailure();
+  }
+};
 
 struct PredictTrainPass
     : train::impl::PredictTrainPassBase<PredictTrainPass> {
@@ -469,15 +483,13 @@ struct PredictTrainPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (maxSimulatedRanks < 1) {
-      module.emitError("plx-predict-train: max-simulated-ranks must be at "
-                       "least 1, got ")
-          << static_cast<int64_t>(maxSimulatedRanks);
+    if (failed(checkRankGuard(module, getArgument(), maxSimulatedRanks)))
       return signalPassFailure();
-    }
     train::PipelineOptions options;
     options.maxSimulatedRanks = maxSimulatedRanks;
     options.contention = contention;
+    options.tracePath = tracePath;
+    options.progress = progressSink(progress);
     FailureOr<std::vector<train::TrainPrediction>> predictions =
         train::predictTrainJobs(module, options);
     if (failed(predictions))
@@ -487,8 +499,8 @@ struct PredictTrainPass
       auto trainOp = dyn_cast_or_null<plx::TrainOp>(
           SymbolTable::lookupSymbolIn(module, p.job));
       if (trainOp)
-        trainOp->setAttr("plan.prediction",
-                         attributeOf(&getContext(), train::predictionJson(p)));
+        trainOp->setAttr(train::kPredictionAttrName,
+                         train::predictionAttr(&getContext(), p));
       failedJob = failedJob || !p.error.empty();
     }
     if (failedJob)
@@ -498,14 +510,32 @@ struct PredictTrainPass
 
 } // namespace
 
+void plexus::train::buildTrainPipeline(OpPassManager &pm,
+                                       const TrainPipelineOptions &options) {
+  pm.addPass(instantiate::createInstantiatePass());
+  pm.addPass(placement::createPlacePass());
+  PlanStrategyPassOptions strategy;
+  strategy.maxSimulatedRanks = options.maxSimulatedRanks;
+  strategy.progress = options.progress;
+  pm.addPass(createPlanStrategyPass(strategy));
+  PlanBaselinesPassOptions baselines;
+  baselines.maxSimulatedRanks = options.maxSimulatedRanks;
+  baselines.progress = options.progress;
+  pm.addPass(createPlanBaselinesPass(baselines));
+  PredictTrainPassOptions predict;
+  predict.maxSimulatedRanks = options.maxSimulatedRanks;
+  predict.contention = options.contention;
+  predict.tracePath = options.tracePath;
+  predict.progress = options.progress;
+  pm.addPass(createPredictTrainPass(predict));
+}
+
 void plexus::train::registerTrainPipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<TrainPipelineOptions>(
       "plx-train-pipeline",
       "plxc's stages for train jobs: plx-instantiate, plx-place, "
-      "plx-predict-train",
-      [](OpPassManager &pm) {
-        pm.addPass(instantiate::createInstantiatePass());
-        pm.addPass(placement::createPlacePass());
-        pm.addPass(train::createPredictTrainPass());
+      "plx-plan-strategy, plx-plan-baselines, plx-predict-train",
+      [](OpPassManager &pm, const TrainPipelineOptions &options) {
+        buildTrainPipeline(pm, options);
       });
 }

@@ -2,6 +2,7 @@
 #include "passes/Train/TrainPipeline.h"
 
 #include "passes/Lower/PipelineLowering.h"
+#include "passes/Train/AlternativePlans.h"
 #include "passes/Simulate/ChromeTrace.h"
 #include "passes/Simulate/FabricCommTime.h"
 #include "passes/Train/DppPlanning.h"
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 using namespace mlir;
 
@@ -574,14 +576,193 @@ BoundChoices boundChoicesOf(plx::TrainOp train,
 
 } // namespace
 
+namespace {
+
+/// What every stage needs of a train job: its ops and setup, the chips
+/// plx-place gave it and a sampler of its batches. `error` (emitted at
+/// `errorLoc` when set) says why the job cannot be planned; `notPlanned`
+/// why it is not (more ranks than the guard).
+struct JobContext {
+  plx::TrainOp train;
+  TrainOps ops;
+  baselines::TrainSetup setup;
+  std::optional<PlacedJob> placed;
+  lower::RingOrders orders;
+  /// Isolated times on the placed chips: what planners cost with.
+  prog::CommTimeFn comm;
+  std::optional<instantiate::BatchSampler> sampler;
+  std::string error, notPlanned;
+  std::optional<Location> errorLoc;
+  bool ok() const { return error.empty() && notPlanned.empty(); }
+};
+
+/// Heap-allocated: `comm` refers to the placed fabric it was built on.
+std::unique_ptr<JobContext> jobContext(ModuleOp module, plx::TrainOp trainOp,
+                                       int64_t maxSimulatedRanks) {
+  auto ctx = std::make_unique<JobContext>();
+  ctx->train = trainOp;
+  const std::string name = trainOp.getSymName().str();
+  FailureOr<TrainOps> ops = trainOps(trainOp);
+  if (failed(ops)) {
+    ctx->error = "the job names a declaration that is not in the spec";
+    return ctx;
+  }
+  ctx->ops = *ops;
+  ctx->setup = trainSetupOf(*ops);
+  auto job = dyn_cast_or_null<plan::JobOp>(
+      SymbolTable::lookupSymbolIn(module, name + "_job"));
+  if (!job) {
+    ctx->error = "train job '" + name + "' has no placed plan";
+    ctx->errorLoc = trainOp.getLoc();
+    return ctx;
+  }
+  FailureOr<PlacedJob> placed = placedJob(job);
+  if (failed(placed)) {
+    ctx->error = "the job's placement cannot be read";
+    return ctx;
+  }
+  ctx->placed = std::move(*placed);
+  ctx->orders = ringOrdersOf(job);
+  // Planners ask for isolated times; simulations add contention between
+  // concurrent transfers.
+  sim::FabricCommOptions isolated;
+  isolated.contention = false;
+  ctx->comm = sim::fabricCommTime(*ctx->placed->graph, ctx->placed->chips,
+                                  ctx->placed->params, isolated);
+  instantiate::SamplerOrError sampler =
+      instantiate::BatchSampler::create(datasetDescOf(ops->data));
+  if (!sampler.sampler) {
+    ctx->error = "dataset '" + ops->data.getSymName().str() +
+                 "': cannot draw batches: " + sampler.error;
+    ctx->errorLoc = ops->data.getLoc();
+    return ctx;
+  }
+  ctx->sampler = std::move(sampler.sampler);
+  if (ctx->setup.world > maxSimulatedRanks)
+    // Planning costs every group's collectives on the fabric, which is
+    // as out of reach as simulating them at this size.
+    ctx->notPlanned = std::to_string(ctx->setup.world) +
+                      " ranks is more than plxc plans and simulates (" +
+                      std::to_string(maxSimulatedRanks) +
+                      "; --max-simulated-ranks)";
+  return ctx;
+}
+
+/// Step `step`'s batch of the job.
+instantiate::Batch drawStep(const JobContext &ctx, int64_t step) {
+  plx::TrainOp train = ctx.train;
+  return ctx.sampler->draw(train.getBatch(), step,
+                           static_cast<uint64_t>(train.getSeed()));
+}
+
+/// Progress after the first second of a stage.
+struct Progress {
+  std::function<void(const std::string &)> sink;
+  Clock::time_point start = Clock::now();
+  void operator()(const std::string &line) const {
+    if (sink && Clock::now() - start > std::chrono::seconds(1))
+      sink(line);
+  }
+};
+
+} // namespace
+
+LogicalResult planStrategyAlternatives(ModuleOp module,
+                                       const PlanningOptions &options) {
+  Progress progress{options.progress};
+  OpBuilder builder(module.getContext());
+  for (auto trainOp : llvm::to_vector(module.getOps<plx::TrainOp>())) {
+    const std::string name = trainOp.getSymName().str();
+    eraseAlternatives(module, name, plan::Role::candidate);
+    // A job that cannot be planned is reported by plx-predict-train.
+    std::unique_ptr<JobContext> ctx =
+        jobContext(module, trainOp, options.maxSimulatedRanks);
+    if (!ctx->ok())
+      continue;
+    builder.setInsertionPointToEnd(module.getBody());
+    for (int64_t step = 0; step < trainOp.getSteps(); ++step) {
+      instantiate::Batch batch = drawStep(*ctx, step);
+      if (!batch.ok())
+        break;
+      progress("plxc: job '" + name + "': planning step " +
+               std::to_string(step + 1) + " of " +
+               std::to_string(trainOp.getSteps()));
+      std::vector<baselines::NamedPlan> finalists;
+      baselines::NamedPlan mine = planJobStrategy(
+          ctx->setup, batch.lengths, trainOp, ctx->comm, true, &finalists);
+      // The planner's plan first, then the static layouts it generalises.
+      if (!buildAlternative(builder, trainOp.getLoc(), name, step,
+                            plan::Role::candidate, 0, mine, ctx->setup))
+        return failure();
+      for (size_t k = 0; k < finalists.size(); ++k)
+        if (!buildAlternative(builder, trainOp.getLoc(), name, step,
+                              plan::Role::candidate, k + 1, finalists[k],
+                              ctx->setup))
+          return failure();
+    }
+  }
+  return success();
+}
+
+LogicalResult planBaselineAlternatives(ModuleOp module,
+                                       const PlanningOptions &options) {
+  Progress progress{options.progress};
+  OpBuilder builder(module.getContext());
+  for (auto trainOp : llvm::to_vector(module.getOps<plx::TrainOp>())) {
+    const std::string name = trainOp.getSymName().str();
+    eraseAlternatives(module, name, plan::Role::baseline);
+    std::unique_ptr<JobContext> ctx =
+        jobContext(module, trainOp, options.maxSimulatedRanks);
+    if (!ctx->ok())
+      continue;
+    const baselines::TrainSetup &setup = ctx->setup;
+    builder.setInsertionPointToEnd(module.getBody());
+    // Step 0 chooses each baseline's layout (the standard ones pack by
+    // memory); the later steps plan the same layouts on their batches.
+    std::vector<baselines::NamedPlan> family;
+    size_t standardCount = 0; // family[standardCount..]: a DPP job's extras
+    const bool dynamicPp =
+        trainOp.getStrategy().getPp() == plx::PpMode::dynamic;
+    for (int64_t step = 0; step < trainOp.getSteps(); ++step) {
+      instantiate::Batch batch = drawStep(*ctx, step);
+      if (!batch.ok())
+        break;
+      std::vector<baselines::NamedPlan> plans;
+      if (step == 0) {
+        plans = baselines::standardBaselines(setup, batch.lengths, ctx->comm);
+        standardCount = plans.size();
+      } else {
+        for (size_t i = 0; i < standardCount; ++i) {
+          baselines::TrainSetup s = setup;
+          s.model = family[i].model;
+          s.microBatchSeqs = 0;
+          plans.push_back(baselines::planStaticLayout(
+              s, batch.lengths, family[i].layout, ctx->comm));
+        }
+      }
+      // A DPP job's extra baselines are planned again on every step by
+      // their own planners (reports keep step 0's names).
+      if (dynamicPp) {
+        progress("plxc: job '" + name + "': planning the DPP baselines");
+        for (baselines::NamedPlan &p :
+             dynamicPpBaselines(setup, batch.lengths, trainOp, ctx->comm))
+          plans.push_back(std::move(p));
+      }
+      if (step == 0)
+        family = plans;
+      for (size_t k = 0; k < plans.size(); ++k)
+        if (!buildAlternative(builder, trainOp.getLoc(), name, step,
+                              plan::Role::baseline, k, plans[k], setup))
+          return failure();
+    }
+  }
+  return success();
+}
+
 FailureOr<std::vector<TrainPrediction>>
 predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
   std::vector<TrainPrediction> predictions;
-  const Clock::time_point start = Clock::now();
-  auto progress = [&](const std::string &line) {
-    if (options.progress && Clock::now() - start > std::chrono::seconds(1))
-      options.progress(line);
-  };
+  Progress progress{options.progress};
   bool traced = false;
   OpBuilder builder(module.getContext());
   builder.setInsertionPointToEnd(module.getBody());
@@ -591,6 +772,10 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     TrainPrediction pred;
     pred.job = name;
     pred.steps = trainOp.getSteps();
+    // The alternatives are read here and leave the module with the job,
+    // whatever becomes of it.
+    std::map<int64_t, StepAlternatives> alternatives =
+        alternativesOf(module, name);
     // A job that cannot be planned gets its place in the report (and its
     // diagnostic, at `loc` when the callee has not emitted one); the other
     // jobs go on.
@@ -600,62 +785,34 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       pred.error = why;
       predictions.push_back(pred);
     };
-    FailureOr<TrainOps> ops = trainOps(trainOp);
-    if (failed(ops)) {
-      jobFailed(std::nullopt,
-                "the job names a declaration that is not in the spec");
+    std::unique_ptr<JobContext> ctx =
+        jobContext(module, trainOp, options.maxSimulatedRanks);
+    const baselines::TrainSetup &setup = ctx->setup;
+    if (ctx->ops.train) {
+      pred.chipBytes = setup.model.chip.hbmBytes;
+      pred.reserveBytes = setup.memoryReserveBytes;
+      pred.usableBytes = setup.memoryBytes;
+    }
+    if (!ctx->error.empty()) {
+      eraseAlternatives(module, name);
+      jobFailed(ctx->errorLoc, ctx->error);
       continue;
     }
-    baselines::TrainSetup setup = trainSetupOf(*ops);
-    pred.chipBytes = setup.model.chip.hbmBytes;
-    pred.reserveBytes = setup.memoryReserveBytes;
-    pred.usableBytes = setup.memoryBytes;
-    auto job = dyn_cast_or_null<plan::JobOp>(
-        SymbolTable::lookupSymbolIn(module, name + "_job"));
-    if (!job) {
-      std::string why = "train job '" + name + "' has no placed plan";
-      jobFailed(trainOp.getLoc(), why);
-      continue;
-    }
-    FailureOr<PlacedJob> placed = placedJob(job);
-    if (failed(placed)) {
-      jobFailed(std::nullopt, "the job's placement cannot be read");
-      continue;
-    }
-    const lower::RingOrders orders = ringOrdersOf(job);
-    // Planners ask for isolated times; simulations add contention between
-    // concurrent transfers.
-    sim::FabricCommOptions isolated;
-    isolated.contention = false;
-    prog::CommTimeFn comm = sim::fabricCommTime(*placed->graph, placed->chips,
-                                               placed->params, isolated);
-    prog::CommTimeFn simComm =
-        options.contention
-            ? sim::fabricCommTime(*placed->graph, placed->chips, placed->params)
-            : comm;
-    instantiate::SamplerOrError sampler =
-        instantiate::BatchSampler::create(datasetDescOf(ops->data));
-    if (!sampler.sampler) {
-      std::string why = "dataset '" + ops->data.getSymName().str() +
-                        "': cannot draw batches: " + sampler.error;
-      jobFailed(ops->data.getLoc(), why);
-      continue;
-    }
-    if (setup.world > options.maxSimulatedRanks) {
-      // Planning costs every group's collectives on the fabric, which is
-      // as out of reach as simulating them at this size.
-      pred.notSimulated = std::to_string(setup.world) +
-                          " ranks is more than plxc plans and simulates (" +
-                          std::to_string(options.maxSimulatedRanks) +
-                          "; --max-simulated-ranks)";
+    if (!ctx->notPlanned.empty()) {
+      eraseAlternatives(module, name);
+      pred.notSimulated = ctx->notPlanned;
       predictions.push_back(std::move(pred));
       continue;
     }
+    const lower::RingOrders &orders = ctx->orders;
+    prog::CommTimeFn simComm =
+        options.contention ? sim::fabricCommTime(*ctx->placed->graph,
+                                                 ctx->placed->chips,
+                                                 ctx->placed->params)
+                           : ctx->comm;
 
     Accumulator primary;
     std::vector<Accumulator> baselineAcc;
-    std::vector<baselines::NamedPlan> family; // baseline layouts of step 0
-    size_t standardCount = 0; // family[standardCount..]: DPP job's extras
     const BoundChoices boundChoices = boundChoicesOf(trainOp, setup);
     std::string failure;
     std::optional<Judged> firstStep;
@@ -663,8 +820,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     // once every step has planned.
     std::vector<baselines::NamedPlan> stepPlans;
     for (int64_t step = 0; step < pred.steps && failure.empty(); ++step) {
-      instantiate::Batch batch = sampler.sampler->draw(
-          trainOp.getBatch(), step, static_cast<uint64_t>(trainOp.getSeed()));
+      instantiate::Batch batch = drawStep(*ctx, step);
       if (!batch.ok()) {
         failure = "cannot draw step " + std::to_string(step) + ": " +
                   batch.error;
@@ -672,27 +828,35 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       }
       if (step == 0)
         pred.lengths = batch.lengths;
-      progress("plxc: job '" + name + "': planning step " +
-               std::to_string(step + 1) + " of " +
-               std::to_string(pred.steps));
+      auto found = alternatives.find(step);
+      if (found == alternatives.end() || found->second.candidates.empty()) {
+        failure = "step " + std::to_string(step) +
+                  " has no candidate plan (run plx-plan-strategy before "
+                  "plx-predict-train, as plx-train-pipeline does)";
+        break;
+      }
+      const StepAlternatives &alts = found->second;
+      // Every alternative plans the batch this step draws.
+      for (const std::vector<Operation *> *list :
+           {&alts.candidates, &alts.baselines})
+        for (Operation *op : *list)
+          if (auto planned = dyn_cast<plan::StepOp>(op);
+              planned && planned.getLengths() &&
+              ArrayRef<int64_t>(batch.lengths) != *planned.getLengths())
+            failure = "@" + planned.getSymName().str() +
+                      " plans another batch than step " +
+                      std::to_string(step) + " draws (its lengths differ)";
+      if (!failure.empty())
+        break;
 
       // Baselines: chosen on step 0, kept for the later steps.
       std::vector<baselines::NamedPlan> plans;
+      for (Operation *op : alts.baselines)
+        plans.push_back(namedPlanOf(op, setup));
       if (step == 0) {
-        plans = baselines::standardBaselines(setup, batch.lengths, comm);
-        standardCount = plans.size();
-        if (trainOp.getStrategy().getPp() == plx::PpMode::dynamic) {
-          progress("plxc: job '" + name + "': planning the DPP baselines");
-          for (baselines::NamedPlan &p :
-               dynamicPpBaselines(setup, batch.lengths, trainOp, comm))
-            plans.push_back(std::move(p));
-        }
-        family = plans;
         baselineAcc.resize(plans.size());
         for (size_t i = 0; i < plans.size(); ++i) {
           baselineAcc[i].outcome.name = plans[i].name;
-          // Standard baselines pack by memory; the DPP extras plan the
-          // job's own batch.
           // Every baseline chooses its own micro-batches (by memory, or
           // its planner's), which a fixed micro_batch rules out.
           baselineAcc[i].outcome.excludedBy = strategyExcludes(
@@ -700,20 +864,11 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
           baselineAcc[i].outcome.admitted =
               plans[i].ok() && baselineAcc[i].outcome.excludedBy.empty();
         }
-      } else {
-        for (size_t i = 0; i < standardCount; ++i) {
-          baselines::TrainSetup s = setup;
-          s.model = family[i].model;
-          s.microBatchSeqs = 0;
-          plans.push_back(baselines::planStaticLayout(s, batch.lengths,
-                                                      family[i].layout, comm));
-        }
-        // The DPP job's extra baselines are planned again by their own
-        // planners (they keep step 0's names in the report).
-        if (family.size() > standardCount)
-          for (baselines::NamedPlan &p :
-               dynamicPpBaselines(setup, batch.lengths, trainOp, comm))
-            plans.push_back(std::move(p));
+      } else if (plans.size() != baselineAcc.size()) {
+        failure = "step " + std::to_string(step) + " has " +
+                  std::to_string(plans.size()) + " baseline plans, step 0 " +
+                  std::to_string(baselineAcc.size());
+        break;
       }
       std::vector<Judged> judgedBaselines;
       for (size_t i = 0; i < plans.size(); ++i) {
@@ -724,9 +879,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
 
       // The job's plan: the fastest prediction among its planner's plan,
       // the static finalists and the baselines its strategy admits.
-      std::vector<baselines::NamedPlan> finalists;
-      baselines::NamedPlan mine = planJobStrategy(
-          setup, batch.lengths, trainOp, comm, true, &finalists);
+      baselines::NamedPlan mine = namedPlanOf(alts.candidates.front(), setup);
       pred.solverSeconds += mine.solverSeconds;
       primary.outcome.name = mine.name;
       std::vector<Judged> candidates;
@@ -742,8 +895,11 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       };
       if (mine.ok())
         consider(mine);
-      for (baselines::NamedPlan &f : finalists)
-        consider(std::move(f));
+      for (size_t k = 1; k < alts.candidates.size(); ++k) {
+        baselines::NamedPlan f = namedPlanOf(alts.candidates[k], setup);
+        if (f.ok())
+          consider(std::move(f));
+      }
       const Judged *chosen = nullptr;
       for (const Judged &c : candidates)
         if (c.ok() && (!chosen || c.predicted() < chosen->predicted()))
@@ -777,7 +933,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       }
       accumulate(primary, *chosen, step, /*rankedBySimulator=*/true);
       StepBound bound =
-          stepLowerBound(setup, batch.lengths, boundChoices, comm);
+          stepLowerBound(setup, batch.lengths, boundChoices, ctx->comm);
       if (bound.ok()) {
         pred.boundSeconds += bound.seconds;
         pred.boundComputeSeconds += bound.computeSeconds;
@@ -791,6 +947,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       for (size_t i = 0; i < judgedBaselines.size(); ++i)
         accumulate(baselineAcc[i], judgedBaselines[i], step);
     }
+    eraseAlternatives(module, name);
     if (failure.empty() && firstStep && !traced &&
         !options.tracePath.empty()) {
       if (std::string error = sim::writeChromeTrace(firstStep->sim.result,
@@ -810,6 +967,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     else if (firstStep)
       pred.pipelined = *firstStep->plan.pipelined;
     // The job's plan of every step as plan IR, beside its plan.job.
+    builder.setInsertionPointToEnd(module.getBody());
     for (size_t i = 0; i < stepPlans.size(); ++i) {
       const baselines::NamedPlan &p = stepPlans[i];
       const std::string symbol = name + "_step" + std::to_string(i);
@@ -1029,6 +1187,129 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
     faster.push_back(std::move(entry));
   }
   j["faster_baselines"] = faster;
+  return j;
+}
+
+} // namespace plexus::train
+
+namespace plexus::train {
+
+namespace {
+
+/// A JSON value as an attribute: objects as dictionaries, arrays as arrays,
+/// integers as i64, other numbers as f64, strings, booleans and null as a
+/// unit attribute.
+Attribute attributeOf(Builder &b, const nlohmann::ordered_json &j) {
+  switch (j.type()) {
+  case nlohmann::ordered_json::value_t::object: {
+    SmallVector<NamedAttribute> fields;
+    for (auto it = j.begin(); it != j.end(); ++it)
+      fields.push_back(b.getNamedAttr(it.key(), attributeOf(b, it.value())));
+    return b.getDictionaryAttr(fields);
+  }
+  case nlohmann::ordered_json::value_t::array: {
+    SmallVector<Attribute> items;
+    for (const nlohmann::ordered_json &v : j)
+      items.push_back(attributeOf(b, v));
+    return b.getArrayAttr(items);
+  }
+  case nlohmann::ordered_json::value_t::string:
+    return b.getStringAttr(j.get<std::string>());
+  case nlohmann::ordered_json::value_t::boolean:
+    return b.getBoolAttr(j.get<bool>());
+  case nlohmann::ordered_json::value_t::number_integer:
+  case nlohmann::ordered_json::value_t::number_unsigned:
+    return b.getI64IntegerAttr(j.get<int64_t>());
+  case nlohmann::ordered_json::value_t::number_float:
+    return b.getF64FloatAttr(j.get<double>());
+  default:
+    return b.getUnitAttr();
+  }
+}
+
+/// Every key of predictionJson's objects, in an order that agrees with the
+/// order of each object (predictionReport sorts by it); a key not listed
+/// comes last, by name.
+constexpr const char *kReportKeyOrder[] = {
+    "not_planned", "error", "infeasible", "plan", "layout", "sp", "tp", "cp",
+    "pp", "zero", "checkpoint", "pipelines", "chunks", "kind", "slices",
+    "sequence", "begin", "end", "context", "backward_order",
+    "checkpoint_layers", "planned_time_s", "microbatches", "sp_groups",
+    "degree", "ranks", "sequences", "strategy", "note", "solver_time_s",
+    "sequence_lengths", "steps_predicted", "planned_step_time_s",
+    "surrogate_step_time_s", "predicted_step_time_s", "mfu",
+    "peak_memory_bytes", "allowed_by_strategy", "differs_from_strategy",
+    "time_split", "compute_s", "communication_s", "gradient_sync_s",
+    "bubble_s", "recompute_s", "bubble_ratio", "planned_bubble_ratio",
+    "memory", "chip_bytes", "reserve_bytes", "usable_bytes", "peak_bytes",
+    "peak_rank", "lower_bound", "step_time_s", "terms", "efficiency",
+    "baselines", "faster_baselines", "name", "ratio", "why"};
+
+size_t keyRank(StringRef key) {
+  for (size_t i = 0; i < std::size(kReportKeyOrder); ++i)
+    if (key == kReportKeyOrder[i])
+      return i;
+  return std::size(kReportKeyOrder);
+}
+
+nlohmann::ordered_json jsonOf(Attribute a) {
+  if (auto dict = dyn_cast<DictionaryAttr>(a)) {
+    std::vector<NamedAttribute> fields(dict.begin(), dict.end());
+    // The dictionary is sorted by name, so equal ranks stay by name.
+    std::stable_sort(fields.begin(), fields.end(),
+                     [](const NamedAttribute &x, const NamedAttribute &y) {
+                       return keyRank(x.getName()) < keyRank(y.getName());
+                     });
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    for (const NamedAttribute &f : fields)
+      j[f.getName().str()] = jsonOf(f.getValue());
+    return j;
+  }
+  if (auto array = dyn_cast<ArrayAttr>(a)) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (Attribute v : array)
+      j.push_back(jsonOf(v));
+    return j;
+  }
+  if (auto s = dyn_cast<StringAttr>(a))
+    return s.str();
+  if (auto b = dyn_cast<BoolAttr>(a))
+    return b.getValue();
+  if (auto i = dyn_cast<IntegerAttr>(a))
+    return i.getInt();
+  if (auto f = dyn_cast<FloatAttr>(a))
+    return f.getValueAsDouble();
+  return nullptr;
+}
+
+} // namespace
+
+DictionaryAttr predictionAttr(MLIRContext *context, const TrainPrediction &p) {
+  nlohmann::ordered_json j = predictionJson(p);
+  if (j.contains("baselines")) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (auto it = j["baselines"].begin(); it != j["baselines"].end(); ++it) {
+      nlohmann::ordered_json entry = it.value();
+      entry["name"] = it.key();
+      list.push_back(std::move(entry));
+    }
+    j["baselines"] = std::move(list);
+  }
+  Builder b(context);
+  return cast<DictionaryAttr>(attributeOf(b, j));
+}
+
+nlohmann::ordered_json predictionReport(DictionaryAttr prediction) {
+  nlohmann::ordered_json j = jsonOf(prediction);
+  if (j.contains("baselines") && j["baselines"].is_array()) {
+    nlohmann::ordered_json byName = nlohmann::ordered_json::object();
+    for (nlohmann::ordered_json &entry : j["baselines"]) {
+      std::string name = entry.value("name", "");
+      entry.erase("name");
+      byName[name] = std::move(entry);
+    }
+    j["baselines"] = std::move(byName);
+  }
   return j;
 }
 

@@ -1,14 +1,16 @@
-//===- TrainPipeline.h - Plan, lower and simulate each train job -*- C++
-//-*-===//
+//===- TrainPipeline.h - Plan, judge and predict each train job -*- C++ -*-===//
 //
-// What `plxc spec.plx` does for every plx.train of an instantiated and
-// placed module: draw each step's batch, plan it with the job's strategy
-// and with every standard baseline (passes/Baselines/StepPlanners.h), lower
-// each plan to per-rank programs (passes/Lower/StepLowering.h) and run them
-// through the event simulator with the fabric's collective models on the
-// job's placed chips. The predictions feed the report; the primary plan of
-// every step of each job is added to the module as a plan.step
-// (@<job>_step<i>).
+// The stages plxc runs on every plx.train of an instantiated and placed
+// module, each a pass of `plx-train-pipeline` (Passes.h): draw each step's
+// batch and plan it with the job's strategy (plx-plan-strategy) and with
+// every standard baseline (plx-plan-baselines), each plan written into the
+// module as an alternative (AlternativePlans.h); then lower every
+// alternative to per-rank programs (passes/Lower) and run them through the
+// event simulator with the fabric's collective models on the job's placed
+// chips (plx-predict-train). The chosen plan of every step stays in the
+// module as a plan.step (@<job>_step<i>) and the prediction, the report's
+// fields, is attached to the job (predictionAttr, read back by
+// predictionReport).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PASSES_TRAIN_TRAINPIPELINE_H
@@ -197,11 +199,56 @@ StepSimulation simulateStep(const baselines::NamedPlan &plan,
                             const prog::CommTimeFn &comm,
                             const lower::RingOrders *orders = nullptr);
 
-/// Runs the pipeline on every plx.train of `module` (after plx-instantiate
-/// and plx-place). A primary plan that cannot run is an error emitted on
-/// the job; baselines that cannot run are reported, not errors.
+/// What the planning stages need besides the module.
+struct PlanningOptions {
+  /// Jobs with more ranks are not planned (plx-predict-train says so).
+  int64_t maxSimulatedRanks = 4096;
+  /// Called with a line of progress once planning has run for a second.
+  std::function<void(const std::string &)> progress;
+};
+
+/// plx-plan-strategy: for every step of every plx.train (after
+/// plx-instantiate and plx-place), the plans of the job's strategy
+/// (planJobStrategy) as alternatives with role `candidate`
+/// (AlternativePlans.h): the planner's plan (a plan.unplanned when nothing
+/// the strategy allows can run the batch), then the runners-up of the
+/// static search. Earlier candidates of the job are replaced. A job that
+/// cannot be planned at all (no placement, no batches) is left to
+/// plx-predict-train, which reports it; fails only when a plan cannot be
+/// written as IR.
+mlir::LogicalResult planStrategyAlternatives(mlir::ModuleOp module,
+                                             const PlanningOptions &options);
+
+/// plx-plan-baselines: for every step of every plx.train, the standard
+/// baselines (passes/Baselines/StepPlanners.h; their layouts chosen on step
+/// 0 and kept) and, for `pp = dynamic`, dynamicPpBaselines, as
+/// alternatives with role `baseline`, in report order; a baseline that
+/// cannot run is a plan.unplanned. Earlier baselines of the job are
+/// replaced.
+mlir::LogicalResult planBaselineAlternatives(mlir::ModuleOp module,
+                                             const PlanningOptions &options);
+
+/// plx-predict-train: judges the alternatives of every step of every
+/// plx.train: each is lowered and simulated on the job's placed chips with
+/// contention and its memory checked on every rank, and the job's plan is
+/// the fastest feasible one its strategy admits (a candidate, or an
+/// admitted baseline). The alternatives are removed and every step's
+/// chosen plan is added as `@<job>_step<i>`. A job without candidates, or
+/// whose steps no plan can run, is an error emitted on the job; the other
+/// jobs of the spec are still predicted.
 mlir::FailureOr<std::vector<TrainPrediction>>
 predictTrainJobs(mlir::ModuleOp module, const PipelineOptions &options);
+
+/// The prediction as the attribute plx-predict-train attaches to the job
+/// (`plan.prediction`): predictionJson's fields as a dictionary, with
+/// "baselines" as a list of dictionaries that hold their "name" (a
+/// dictionary attribute sorts its keys; the list keeps report order).
+mlir::DictionaryAttr predictionAttr(mlir::MLIRContext *context,
+                                    const TrainPrediction &p);
+
+/// The report fields back from the attribute, in predictionJson's order:
+/// predictionReport(predictionAttr(p)) == predictionJson(p).
+nlohmann::ordered_json predictionReport(mlir::DictionaryAttr prediction);
 
 /// The report fields of one prediction: "plan", "predicted_step_time_s",
 /// "planned_step_time_s", "mfu", "peak_memory_bytes", "time_split",

@@ -148,6 +148,15 @@ def main():
             print(f"job {job['name']}: no plan.prediction in the IR")
             return 1
         got = Parser(ir, m.end()).value()
+        # The attribute lists the baselines in report order, each with its
+        # name (a dictionary attribute would sort them).
+        if isinstance(got.get("baselines"), list):
+            names = [b.pop("name") for b in got["baselines"]]
+            if "baselines" in job and names != list(job["baselines"]):
+                print(f"{job['name']}.baselines: order {names} vs "
+                      f"{list(job['baselines'])}")
+                return 1
+            got["baselines"] = dict(zip(names, got["baselines"]))
         fields = {k: v for k, v in job.items()
                   if k not in ("name", "kind", "batch", "steps", "seed", "model", "data",
                                "fabric", "solver_time_s")}

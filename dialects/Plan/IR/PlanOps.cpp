@@ -150,7 +150,33 @@ LogicalResult StepOp::verify() {
     if (!(*bubble >= 0 && *bubble <= 1))
       return emitOpError("bubble ratio must lie in [0, 1], got ")
              << formatDecimal(*bubble);
+  if (getRole().has_value() != getLayout().has_value())
+    return emitOpError("an alternative plan carries both `role` and "
+                       "`layout`, got only `")
+           << (getRole() ? "role" : "layout") << "`";
+  if (getRole() && !getJob())
+    return emitOpError("is an alternative plan (`role`) but names no `job`");
+  if (std::optional<ArrayRef<int64_t>> layout = getLayout()) {
+    if (layout->size() != 4)
+      return emitOpError("layout lists [sp, tp, cp, pp], 4 degrees, got ")
+             << layout->size();
+    for (int64_t d : *layout)
+      if (d < 1)
+        return emitOpError("layout degrees are at least 1, got ") << d;
+  }
+  if (std::optional<double> solver = getSolverTime())
+    if (failed(verifySeconds(*this, "solver time", *solver)))
+      return failure();
   return verifyBytes(*this, "peak memory", getPeakMem());
+}
+
+LogicalResult UnplannedOp::verify() {
+  if (getIndex() < 0)
+    return emitOpError("step index must be non-negative, got ") << getIndex();
+  if (getReason().empty())
+    return emitOpError("says why its plan could not be made; `reason` is "
+                       "empty");
+  return success();
 }
 
 LogicalResult StepOp::verifyRegions() {

@@ -22,6 +22,12 @@ def Plan_Checkpointing : I32EnumAttr<"Checkpointing",
   let cppNamespace = "::plexus::plan";
 }
 
+def Plan_Role : I32EnumAttr<"Role",
+    "what an alternative plan of a step is before plx-predict-train judges it", [
+    I32EnumAttrCase<"candidate", 0>, I32EnumAttrCase<"baseline", 1>]> {
+  let cppNamespace = "::plexus::plan";
+}
+
 def Plan_StepOp : Plan_Op<"step", [
     Symbol, IsolatedFromAbove, SingleBlock, NoTerminator]> {
   let summary = "One training step: its micro-batches or pipelines in order";
@@ -60,6 +66,25 @@ def Plan_StepOp : Plan_Op<"step", [
       lists must have a length.
     - `bubble`: the modeled idle share of the ranks over the whole step, in
       [0, 1] (pipelined steps).
+
+    An alternative plan of a step, which `plx-predict-train` judges and then
+    removes, also carries (written after `bubble`, in this order; `role`
+    and `layout` together, and only with `job`):
+    - `role`: `candidate` (a plan of the job's own strategy:
+      `plx-plan-strategy` writes its planner's plan first, then the static
+      layouts the strategy generalises) or `baseline` (a plan of a standard
+      baseline, `plx-plan-baselines`, in the order reports list them).
+    - `layout`: the group layout `[sp, tp, cp, pp]` the planner used (all
+      1 for FlexSP's groups of mixed degrees; `[sp, 1, 1, stages]` for a
+      step of pipelines).
+    - `checkpoint_label`: how reports name the checkpointing a pipeline
+      planner chose per chunk (`adaptive`, `uniform`, ...), when it is not
+      the step's `checkpoint`.
+    - `solver_time`: the wall-clock seconds the planner's solver spent on
+      the plan (FlexSP's MILPs); the one attribute that is not
+      deterministic.
+    - `note`: why the strategy's own planner did not make this plan, when a
+      fallback did.
 
     The verifier checks the attributes and that the step holds at least one
     micro-batch or pipeline. For a step of micro-batches it checks that
@@ -110,13 +135,21 @@ def Plan_StepOp : Plan_Op<"step", [
                        OptionalAttr<DenseI64ArrayAttr>:$lengths,
                        OptionalAttr<Plan_Int64Attr>:$zero,
                        OptionalAttr<Plan_Checkpointing>:$checkpoint,
-                       OptionalAttr<Plan_F64Attr>:$bubble);
+                       OptionalAttr<Plan_F64Attr>:$bubble,
+                       OptionalAttr<Plan_Role>:$role,
+                       OptionalAttr<DenseI64ArrayAttr>:$layout,
+                       OptionalAttr<StrAttr>:$checkpoint_label,
+                       OptionalAttr<Plan_F64Attr>:$solver_time,
+                       OptionalAttr<StrAttr>:$note);
   let regions = (region SizedRegion<1>:$bodyRegion);
   let assemblyFormat = [{
     $sym_name `index` $index `world` $world_size
     `time` custom<Decimal>($time) `peak_mem` $peak_mem
     (`job` $job^)? (`strategy` $strategy^)? (`zero` $zero^)?
     (`checkpoint` $checkpoint^)? (`lengths` $lengths^)? (`bubble` custom<Decimal>($bubble)^)?
+    (`role` $role^)? (`layout` $layout^)?
+    (`checkpoint_label` $checkpoint_label^)?
+    (`solver_time` custom<Decimal>($solver_time)^)? (`note` $note^)?
     attr-dict-with-keyword $bodyRegion
   }];
   let skipDefaultBuilders = 1;
@@ -133,6 +166,35 @@ def Plan_StepOp : Plan_Op<"step", [
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// plan.unplanned
+//===----------------------------------------------------------------------===//
+
+def Plan_UnplannedOp : Plan_Op<"unplanned", [Symbol]> {
+  let summary = "An alternative plan of a step that its planner could not make";
+  let description = [{
+    Stands, among a step's alternative plans (`plan.step` ops with a
+    `role`), for one that its planner could not make: the job's own
+    strategy when neither its planner nor any static layout it allows can
+    run the batch, or a baseline that cannot (a sequence too long for its
+    groups, a layout the model's heads do not divide, ...). `reason` says
+    why, as the report will. `plx-predict-train` reads it in the place of
+    the plan and removes it.
+
+    ```mlir
+    plan.unplanned @small_step0_baseline2 index 0 job @small strategy "megatron-tp8-cp1" role baseline reason "tp 8 does not divide the 4 heads"
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Plan_Int64Attr:$index,
+                       FlatSymbolRefAttr:$job, StrAttr:$strategy,
+                       Plan_Role:$role, StrAttr:$reason);
+  let assemblyFormat = [{
+    $sym_name `index` $index `job` $job `strategy` $strategy `role` $role
+    `reason` $reason attr-dict
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -372,3 +372,68 @@ plan.step @s index 0 world 1 time 1.0 peak_mem 0 zero 4 {
 // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'checkpoint' [none, selective, full]}}
 plan.step @s index 0 world 1 time 1.0 peak_mem 0 checkpoint most {
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// alternative plans (plan.step role, plan.unplanned)
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'plan.step' op an alternative plan carries both `role` and `layout`, got only `role`}}
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j role candidate {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'plan.step' op is an alternative plan (`role`) but names no `job`}}
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 role baseline layout [1, 1, 1, 1] {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'plan.step' op layout lists [sp, tp, cp, pp], 4 degrees, got 3}}
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j role baseline layout [1, 1, 1] {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'plan.step' op layout degrees are at least 1, got 0}}
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j role baseline layout [1, 0, 1, 1] {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'plan.step' op solver time must be a finite, non-negative number of seconds, got -1}}
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j role candidate layout [1, 1, 1, 1] solver_time -1.0 {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
+  }
+}
+
+// -----
+
+// A role the dialect does not know.
+// expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'role' [candidate, baseline]}}
+plan.unplanned @u index 0 job @j strategy "x" role finalist reason "r"
+
+// -----
+
+// expected-error @+1 {{'plan.unplanned' op step index must be non-negative, got -2}}
+plan.unplanned @u index -2 job @j strategy "x" role baseline reason "r"
+
+// -----
+
+// expected-error @+1 {{'plan.unplanned' op says why its plan could not be made; `reason` is empty}}
+plan.unplanned @u index 0 job @j strategy "x" role baseline reason ""

@@ -120,3 +120,15 @@ plan.step @tp_cp index 0 world 16 time 3.0 peak_mem 2000 job @train strategy "me
     plan.sp_group degree 8 ranks [8, 15] seqs [1, 2] time 0.5 mem 1000 tp 4 pp 2
   }
 }
+
+// Alternative plans of a step, as the planning passes write them for
+// plx-predict-train: a candidate with its layout, checkpointing label,
+// solver time and note, and one a planner could not make.
+// CHECK-LABEL: plan.step @job_step0_candidate0 index 0 world 2 time 1.0 peak_mem 10 job @job strategy "flexsp" lengths [5] role candidate layout [1, 1, 1, 1] checkpoint_label "adaptive" solver_time 0.25 note "why" {
+plan.step @job_step0_candidate0 index 0 world 2 time 1.0 peak_mem 10 job @job strategy "flexsp" lengths [5] role candidate layout [1, 1, 1, 1] checkpoint_label "adaptive" solver_time 0.25 note "why" {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 2 ranks [0, 1] seqs [0] time 1.0 mem 10
+  }
+}
+// CHECK: plan.unplanned @job_step0_baseline0 index 0 job @job strategy "megatron-tp4-cp1" role baseline reason "tp 4 does not divide the 2 KV heads"
+plan.unplanned @job_step0_baseline0 index 0 job @job strategy "megatron-tp4-cp1" role baseline reason "tp 4 does not divide the 2 KV heads"

@@ -25,21 +25,8 @@ using namespace plexus::train;
 
 namespace {
 
-/// The spec IR of train-4.plx (4 H100 in 2 nodes, 4 layers, hidden 256, 4
-/// heads) with `strategy` as the job's strategy attribute.
-std::string specWith(const std::string &strategy) {
-  return R"(module {
-  plx.model @small <layers = 4, hidden = 256, heads = 4, kv_heads = 2, head_dim = 64, ffn = 1024, vocab = 1000>
-  plx.dataset @short #plx.histogram<bounds = [255, 256, 1023, 1024], weights = [0.0, 3.0, 0.0, 1.0]> clamp 2048 padding 1 overlong drop
-  plx.fabric @pair chip <name = "H100", bf16_flops = 9.89e+14, fp8_flops = 1.979e+15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e+12, nvlink_bandwidth = 9.0e+11> nodes 2 x 2 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.25e+10>
-  plx.train @job model @small data @short fabric @pair batch 8 steps 1 seed 3 strategy <)" +
-         strategy + R"(>
-})";
-}
-
-/// The batch train-4.plx draws (seed 3): five 256-token sequences and
-/// three of 1,024.
-const std::vector<int64_t> kLengths{256, 256, 1024, 256, 1024, 256, 256, 1024};
+using fixtures::kTrain4Lengths;
+using fixtures::train4Spec;
 
 class PlanJobStrategy : public ::testing::Test {
 protected:
@@ -50,7 +37,7 @@ protected:
   /// Parses the spec with `strategy`; sets `train` and `setup`.
   void load(const std::string &strategy) {
     module =
-        mlir::parseSourceString<mlir::ModuleOp>(specWith(strategy), &context);
+        mlir::parseSourceString<mlir::ModuleOp>(train4Spec(strategy), &context);
     ASSERT_TRUE(module);
     module->walk([&](plx::TrainOp op) { train = op; });
     ASSERT_TRUE(train);
@@ -61,13 +48,13 @@ protected:
 
   baselines::NamedPlan plan(std::vector<baselines::NamedPlan> *finalists,
                             bool allowPlanners = true) {
-    return planJobStrategy(setup, kLengths, train, comm, allowPlanners,
+    return planJobStrategy(setup, kTrain4Lengths, train, comm, allowPlanners,
                            finalists);
   }
 
   /// The static plan of Ulysses degree `d` (no TP, CP or pipeline).
   baselines::NamedPlan staticSp(int64_t d) {
-    return baselines::planStaticLayout(setup, kLengths, {d, 1, 1, 1}, comm);
+    return baselines::planStaticLayout(setup, kTrain4Lengths, {d, 1, 1, 1}, comm);
   }
 
   mlir::MLIRContext context;

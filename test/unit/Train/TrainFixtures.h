@@ -5,6 +5,9 @@
 #include "passes/Baselines/StepPlanners.h"
 #include "passes/Simulate/EventSimulator.h"
 
+#include <string>
+#include <vector>
+
 namespace plexus::train::fixtures {
 
 /// 4 layers, h = 256, 4 heads (d = 64), GeLU ffn 1024, vocab 1000, on a
@@ -46,6 +49,33 @@ inline prog::CommTimeFn bytesOverRanks(double seconds) {
     }
   };
 }
+
+/// The spec IR of test/Passes/Inputs/train-4.plx (4 H100 in 2 nodes of 2,
+/// 4 layers, hidden 256, 4 heads, 2 KV heads) with `strategy` as the job's
+/// strategy attribute; `placed` adds the plan.job plx-place gives it.
+inline std::string train4Spec(const std::string &strategy,
+                              bool placed = false) {
+  std::string text = R"(module {
+  plx.model @small <layers = 4, hidden = 256, heads = 4, kv_heads = 2, head_dim = 64, ffn = 1024, vocab = 1000>
+  plx.dataset @short #plx.histogram<bounds = [255, 256, 1023, 1024], weights = [0.0, 3.0, 0.0, 1.0]> clamp 2048 padding 1 overlong drop
+  plx.fabric @pair chip <name = "H100", bf16_flops = 9.89e+14, fp8_flops = 1.979e+15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e+12, nvlink_bandwidth = 9.0e+11> nodes 2 x 2 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.25e+10>
+  plx.train @job model @small data @short fabric @pair batch 8 steps 1 seed 3 strategy <)" +
+                     strategy + ">\n";
+  if (placed)
+    text += R"(  plan.job @job_job fabric @pair ranks 4 chips [(0, 0), (0, 1), (1, 0), (1, 1)] {
+    plan.comm_group @sp0 all_to_all ranks [0, 1] order [0, 1] hops 0
+    plan.comm_group @sp1 all_to_all ranks [2, 3] order [2, 3] hops 0
+    plan.comm_group @dp0 ring ranks [0, 2] order [0, 2] hops 4
+    plan.comm_group @dp1 ring ranks [1, 3] order [1, 3] hops 4
+  }
+)";
+  return text + "}";
+}
+
+/// The batch train-4.plx draws (seed 3): five 256-token sequences and
+/// three of 1,024.
+inline const std::vector<int64_t> kTrain4Lengths{256,  256, 1024, 256,
+                                                 1024, 256, 256,  1024};
 
 } // namespace plexus::train::fixtures
 
