@@ -48,7 +48,7 @@ COMPONENTS = [
     ("lowering", ("passes/Lower/",)),
     ("simulator", ("passes/Simulate/",)),
     ("irpasses", ("passes/Instantiate/", "passes/Placement/")),
-    ("drivers", ("passes/Train/", "passes/ServeJob/")),
+    ("drivers", ("passes/Train/", "passes/ServeJob/", "passes/Report/")),
     ("frontend", ("frontend/",)),
     ("codegen", ("codegen/",)),
     ("runtime", ("runtime/",)),

@@ -3,6 +3,9 @@
 #define PLEXUS_PASSES_SERVEJOB_PASSES_H
 
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
 
 namespace plexus::servejob {
 #define GEN_PASS_DECL
@@ -10,6 +13,17 @@ namespace plexus::servejob {
 
 #define GEN_PASS_REGISTRATION
 #include "passes/ServeJob/Passes.h.inc"
+
+/// The attribute plx-serve-pipeline attaches to each plx.serve
+/// (ServePipeline.h, servePredictionAttr).
+constexpr const char kPredictionAttrName[] = "plan.prediction";
+
+/// plxc's stage for serve jobs: plx-serve-pipeline with the strategy's
+/// wave interval and the baselines, `tracePath` (unless empty) receiving
+/// the first job's replay.
+void buildServePipeline(mlir::OpPassManager &pm,
+                        const std::string &tracePath = "",
+                        bool progress = false);
 
 /// Registers `plx-serve-pipeline-default`: plx-serve-pipeline with the
 /// strategy's own wave interval, the stage plxc runs on a spec's serve jobs

@@ -26,33 +26,6 @@ using namespace plexus;
 
 namespace {
 
-/// Plans `serve` and appends its layout and policy ops at `builder`'s
-/// insertion point (servejob::buildServePlanOps). `interval` > 0 replaces the strategy's wave interval.
-/// Errors are emitted on the job.
-LogicalResult planServeJob(OpBuilder &builder, ModuleOp module,
-                           plx::ServeOp serve, int64_t interval) {
-  FailureOr<servejob::ServeJobOps> ops = servejob::serveJobOps(module, serve);
-  if (failed(ops))
-    return failure();
-  FailureOr<serving::AgentWorkload> workload =
-      servejob::workloadOf(ops->workload, serve.getSeed());
-  if (failed(workload))
-    return failure();
-  const serving::ServingModel model =
-      servejob::servingModelOf(serve, ops->model, ops->fabric);
-  serving::ServingPlanRequest request =
-      servejob::planRequestOf(serve, ops->fabric);
-  if (interval > 0)
-    request.waveInterval = interval;
-
-  serving::Result<serving::ServingPlan> plan =
-      serving::planServing(*workload, model, request);
-  if (!plan)
-    return serve.emitOpError("cannot plan the serve job: ") << plan.error;
-  return servejob::buildServePlanOps(builder, module, serve, model, request,
-                                     *plan);
-}
-
 struct ServePipelinePass
     : servejob::impl::ServePipelinePassBase<ServePipelinePass> {
   using ServePipelinePassBase::ServePipelinePassBase;
@@ -66,22 +39,46 @@ struct ServePipelinePass
           << waveInterval;
       return signalPassFailure();
     }
-    OpBuilder builder(module.getContext());
-    builder.setInsertionPointToEnd(module.getBody());
-    for (auto serve : llvm::to_vector(module.getOps<plx::ServeOp>()))
-      if (failed(planServeJob(builder, module, serve, waveInterval)))
+    servejob::ServeOptions options;
+    options.waveInterval = waveInterval;
+    options.baselines = baselines;
+    if (progress)
+      options.progress = [](const std::string &line) {
+        llvm::errs() << line << "\n";
+      };
+    FailureOr<std::vector<servejob::ServePrediction>> predictions =
+        servejob::predictServeJobs(module, options);
+    if (failed(predictions))
+      return signalPassFailure();
+    for (const servejob::ServePrediction &p : *predictions)
+      if (auto serve = module.lookupSymbol<plx::ServeOp>(p.job))
+        serve->setAttr(servejob::kPredictionAttrName,
+                       servejob::servePredictionAttr(&getContext(), p));
+    if (!tracePath.empty() && !predictions->empty())
+      if (std::string error =
+              servejob::writeServeTrace(predictions->front(), tracePath);
+          !error.empty()) {
+        module.emitError("plx-serve-pipeline: ") << error;
         return signalPassFailure();
+      }
   }
 };
 
 } // namespace
+
+void plexus::servejob::buildServePipeline(OpPassManager &pm,
+                                          const std::string &tracePath,
+                                          bool progress) {
+  ServePipelinePassOptions options;
+  options.tracePath = tracePath;
+  options.progress = progress;
+  pm.addPass(createServePipelinePass(options));
+}
 
 void plexus::servejob::registerServePipelines() {
   PassPipelineRegistration<>(
       "plx-serve-pipeline-default",
       "plxc's stage for serve jobs: plx-serve-pipeline with the strategy's "
       "wave interval",
-      [](OpPassManager &pm) {
-        pm.addPass(servejob::createServePipelinePass());
-      });
+      [](OpPassManager &pm) { buildServePipeline(pm); });
 }

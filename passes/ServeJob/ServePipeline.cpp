@@ -1,6 +1,8 @@
 //===- ServePipeline.cpp - Plan and replay each serve job -----------------===//
 #include "passes/ServeJob/ServePipeline.h"
 
+#include "passes/Report/ReportAttr.h"
+
 #include "dialects/Plan/IR/PlanDialect.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -222,8 +224,9 @@ predictServeJobs(ModuleOp module, const ServeOptions &options) {
     const serving::ServingModel m =
         servingModelOf(serve, ops->model, ops->fabric);
     const std::string name = serve.getSymName().str();
-    const serving::ServingPlanRequest request =
-        planRequestOf(serve, ops->fabric);
+    serving::ServingPlanRequest request = planRequestOf(serve, ops->fabric);
+    if (options.waveInterval > 0)
+      request.waveInterval = options.waveInterval;
 
     ServePrediction p;
     p.job = name;
@@ -246,6 +249,10 @@ predictServeJobs(ModuleOp module, const ServeOptions &options) {
     if (failed(buildServePlanOps(builder, module, serve, m, request, *plan)))
       return failure();
 
+    if (!options.baselines) {
+      out.push_back(std::move(p));
+      continue;
+    }
     // The baselines on the same workload (reference section 1.8).
     progress("plxc: job '" + name + "': replaying the baselines");
     // Each runs the way its system does on this model: MTP drafts only
@@ -364,6 +371,33 @@ std::string writeServeTrace(const ServePrediction &p, const std::string &path) {
   if (!out)
     return "cannot write '" + path + "'";
   return {};
+}
+
+} // namespace plexus::servejob
+
+namespace plexus::servejob {
+
+namespace {
+/// Every key of servePredictionJson's objects, in an order that agrees
+/// with each object's.
+constexpr llvm::StringLiteral kServeKeyOrder[] = {
+    "infeasible", "layout", "pp", "ep", "dp_attention", "instances", "chips",
+    "layers_per_stage", "policy", "interval", "interval_chosen",
+    "mtp_drafts", "interval_sweep", "completed", "incomplete", "jct",
+    "overall_s", "turn_mean_s", "turn_p50_s", "turn_p90_s", "turn_p99_s",
+    "throughput_tokens_per_s", "tasks", "turns", "prefix_hit_rate",
+    "planner_time_s", "baselines"};
+} // namespace
+
+mlir::DictionaryAttr servePredictionAttr(mlir::MLIRContext *context,
+                                         const ServePrediction &p) {
+  return report::reportAttr(context, servePredictionJson(p), "baselines");
+}
+
+nlohmann::ordered_json servePredictionReport(mlir::DictionaryAttr prediction) {
+  static const std::vector<llvm::StringRef> order(std::begin(kServeKeyOrder),
+                                                  std::end(kServeKeyOrder));
+  return report::reportJson(prediction, order, "baselines");
 }
 
 } // namespace plexus::servejob

@@ -29,6 +29,11 @@ namespace plexus::servejob {
 struct ServeOptions {
   /// Called with a line of progress (planning and replays take seconds).
   std::function<void(const std::string &)> progress;
+  /// Decode rounds between prefill waves instead of the strategy's (0:
+  /// the strategy's).
+  int64_t waveInterval = 0;
+  /// Replay the baseline systems beside the plan (plxc does).
+  bool baselines = true;
 };
 
 /// One system's replay of the workload.
@@ -111,6 +116,17 @@ predictServeJobs(mlir::ModuleOp module, const ServeOptions &options);
 /// "throughput_tokens_per_s", "planner_time_s" and "baselines" (each
 /// baseline's "chips" and "jct", or "infeasible").
 nlohmann::ordered_json servePredictionJson(const ServePrediction &p);
+
+/// The prediction as the attribute plx-serve-pipeline attaches to the job
+/// (`plan.prediction`): servePredictionJson's fields, "baselines" as a list
+/// of dictionaries holding their "name" (passes/Report/ReportAttr.h).
+mlir::DictionaryAttr servePredictionAttr(mlir::MLIRContext *context,
+                                         const ServePrediction &p);
+
+/// The report fields back from the attribute, in servePredictionJson's
+/// order: servePredictionReport(servePredictionAttr(p)) ==
+/// servePredictionJson(p).
+nlohmann::ordered_json servePredictionReport(mlir::DictionaryAttr prediction);
 
 /// Writes the replay as a Chrome trace: one process per instance, each
 /// turn a span from its arrival to its finish on its task's track.

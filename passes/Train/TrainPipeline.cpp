@@ -2,6 +2,7 @@
 #include "passes/Train/TrainPipeline.h"
 
 #include "passes/Lower/PipelineLowering.h"
+#include "passes/Report/ReportAttr.h"
 #include "passes/Train/AlternativePlans.h"
 #include "passes/Simulate/ChromeTrace.h"
 #include "passes/Simulate/FabricCommTime.h"
@@ -1196,37 +1197,6 @@ namespace plexus::train {
 
 namespace {
 
-/// A JSON value as an attribute: objects as dictionaries, arrays as arrays,
-/// integers as i64, other numbers as f64, strings, booleans and null as a
-/// unit attribute.
-Attribute attributeOf(Builder &b, const nlohmann::ordered_json &j) {
-  switch (j.type()) {
-  case nlohmann::ordered_json::value_t::object: {
-    SmallVector<NamedAttribute> fields;
-    for (auto it = j.begin(); it != j.end(); ++it)
-      fields.push_back(b.getNamedAttr(it.key(), attributeOf(b, it.value())));
-    return b.getDictionaryAttr(fields);
-  }
-  case nlohmann::ordered_json::value_t::array: {
-    SmallVector<Attribute> items;
-    for (const nlohmann::ordered_json &v : j)
-      items.push_back(attributeOf(b, v));
-    return b.getArrayAttr(items);
-  }
-  case nlohmann::ordered_json::value_t::string:
-    return b.getStringAttr(j.get<std::string>());
-  case nlohmann::ordered_json::value_t::boolean:
-    return b.getBoolAttr(j.get<bool>());
-  case nlohmann::ordered_json::value_t::number_integer:
-  case nlohmann::ordered_json::value_t::number_unsigned:
-    return b.getI64IntegerAttr(j.get<int64_t>());
-  case nlohmann::ordered_json::value_t::number_float:
-    return b.getF64FloatAttr(j.get<double>());
-  default:
-    return b.getUnitAttr();
-  }
-}
-
 /// Every key of predictionJson's objects, in an order that agrees with the
 /// order of each object (predictionReport sorts by it); a key not listed
 /// comes last, by name.
@@ -1245,72 +1215,16 @@ constexpr const char *kReportKeyOrder[] = {
     "peak_rank", "lower_bound", "step_time_s", "terms", "efficiency",
     "baselines", "faster_baselines", "name", "ratio", "why"};
 
-size_t keyRank(StringRef key) {
-  for (size_t i = 0; i < std::size(kReportKeyOrder); ++i)
-    if (key == kReportKeyOrder[i])
-      return i;
-  return std::size(kReportKeyOrder);
-}
-
-nlohmann::ordered_json jsonOf(Attribute a) {
-  if (auto dict = dyn_cast<DictionaryAttr>(a)) {
-    std::vector<NamedAttribute> fields(dict.begin(), dict.end());
-    // The dictionary is sorted by name, so equal ranks stay by name.
-    std::stable_sort(fields.begin(), fields.end(),
-                     [](const NamedAttribute &x, const NamedAttribute &y) {
-                       return keyRank(x.getName()) < keyRank(y.getName());
-                     });
-    nlohmann::ordered_json j = nlohmann::ordered_json::object();
-    for (const NamedAttribute &f : fields)
-      j[f.getName().str()] = jsonOf(f.getValue());
-    return j;
-  }
-  if (auto array = dyn_cast<ArrayAttr>(a)) {
-    nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (Attribute v : array)
-      j.push_back(jsonOf(v));
-    return j;
-  }
-  if (auto s = dyn_cast<StringAttr>(a))
-    return s.str();
-  if (auto b = dyn_cast<BoolAttr>(a))
-    return b.getValue();
-  if (auto i = dyn_cast<IntegerAttr>(a))
-    return i.getInt();
-  if (auto f = dyn_cast<FloatAttr>(a))
-    return f.getValueAsDouble();
-  return nullptr;
-}
-
 } // namespace
 
 DictionaryAttr predictionAttr(MLIRContext *context, const TrainPrediction &p) {
-  nlohmann::ordered_json j = predictionJson(p);
-  if (j.contains("baselines")) {
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (auto it = j["baselines"].begin(); it != j["baselines"].end(); ++it) {
-      nlohmann::ordered_json entry = it.value();
-      entry["name"] = it.key();
-      list.push_back(std::move(entry));
-    }
-    j["baselines"] = std::move(list);
-  }
-  Builder b(context);
-  return cast<DictionaryAttr>(attributeOf(b, j));
+  return report::reportAttr(context, predictionJson(p), "baselines");
 }
 
 nlohmann::ordered_json predictionReport(DictionaryAttr prediction) {
-  nlohmann::ordered_json j = jsonOf(prediction);
-  if (j.contains("baselines") && j["baselines"].is_array()) {
-    nlohmann::ordered_json byName = nlohmann::ordered_json::object();
-    for (nlohmann::ordered_json &entry : j["baselines"]) {
-      std::string name = entry.value("name", "");
-      entry.erase("name");
-      byName[name] = std::move(entry);
-    }
-    j["baselines"] = std::move(byName);
-  }
-  return j;
+  static const std::vector<StringRef> order(std::begin(kReportKeyOrder),
+                                            std::end(kReportKeyOrder));
+  return report::reportJson(prediction, order, "baselines");
 }
 
 } // namespace plexus::train

@@ -15,6 +15,15 @@
 // CHECK-SAME: {{^}} [[#16-FIRST]]] mtp 3{{$}}
 // CHECK-NEXT: plan.serve_policy @agents_policy layout @agents_layout interval {{[0-9]+}} chosen jct {{[0-9.e+-]+}} turn_mean {{[0-9.e+-]+}} turn_p50 {{[0-9.e+-]+}} turn_p90 {{[0-9.e+-]+}} turn_p99 {{[0-9.e+-]+}}{{$}}
 
+// The job's prediction, plxc's report for it, is attached to the job: the
+// plan's completion times and the four baseline systems' replays, in the
+// order plxc reports them (plx-train-pipeline.test compares it with
+// plxc's JSON). baselines=false replays none.
+// RUN: plx-opt %s -plx-serve-pipeline | FileCheck %s --check-prefix=PRED
+// PRED: plx.serve @agents {{.*}}{plan.prediction = {baselines = [{{.*}}name = "wide-ep"}, {{.*}}name = "wide-ep-prefill-delay"}, {{.*}}name = "vllm-pp2"}, {{.*}}name = "pd-disaggregated"}], completed = true, jct = {overall_s =
+// RUN: plx-opt %s -plx-serve-pipeline=baselines=false | FileCheck %s --check-prefix=NOBASE
+// NOBASE: plx.serve @agents {{.*}}{plan.prediction = {baselines = [], completed
+
 // interval=16 fixes the wave interval: not chosen by the planner. The
 // output parses and verifies again.
 // RUN: plx-opt %s -plx-serve-pipeline=interval=16 | plx-opt | FileCheck %s --check-prefix=FIXED

@@ -1,9 +1,10 @@
 """Compares plan.prediction attributes that plx-opt --plx-train-pipeline
-(or -plx-predict-train) attached to each plx.train with plxc's JSON report
-of the same spec: every field of plxc's job object but the spec's echo
-(name, kind, batch, steps, seed, model, data, fabric) and the solver's wall
-time must be in the attribute, numbers exactly (the same doubles, printed
-two ways).
+(or -plx-predict-train) attached to each plx.train, and that
+--plx-serve-pipeline-default attached to each plx.serve, with plxc's JSON
+report of the same spec: every field of plxc's job object but the spec's
+echo (name, kind, batch, steps, seed, model, data, workload, fabric) and the
+planners' wall time must be in the attribute, numbers exactly (the same
+doubles, printed two ways), baselines in the same order.
 
 Usage: compare-prediction.py IR.mlir REPORT.json
 Prints `same prediction for N jobs` or the first difference.
@@ -141,9 +142,10 @@ def main():
         print(Parser(ir, m.end()).value()[sys.argv[3]])
         return 0
     report = json.load(open(sys.argv[2]))
-    jobs = [j for j in report["jobs"] if j.get("kind") == "train"]
+    jobs = [j for j in report["jobs"] if j.get("kind") in ("train", "serve")]
     for job in jobs:
-        m = re.search(r"plx\.train @" + re.escape(job["name"]) + r" .*?plan\.prediction = ", ir)
+        m = re.search(r"plx\." + job["kind"] + r" @" + re.escape(job["name"]) +
+                      r" .*?plan\.prediction = ", ir)
         if not m:
             print(f"job {job['name']}: no plan.prediction in the IR")
             return 1
@@ -159,7 +161,8 @@ def main():
             got["baselines"] = dict(zip(names, got["baselines"]))
         fields = {k: v for k, v in job.items()
                   if k not in ("name", "kind", "batch", "steps", "seed", "model", "data",
-                               "fabric", "solver_time_s")}
+                               "workload", "fabric", "solver_time_s",
+                               "planner_time_s")}
         d = same(fields, got, job["name"])
         if d:
             print(d)

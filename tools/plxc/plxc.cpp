@@ -21,6 +21,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "passes/Instantiate/Passes.h"
 #include "passes/Placement/Passes.h"
+#include "passes/ServeJob/Passes.h"
 #include "passes/ServeJob/ServePipeline.h"
 #include "passes/Train/Passes.h"
 #include "passes/Train/TrainPipeline.h"
@@ -272,8 +273,10 @@ int main(int argc, char **argv) {
     }
   } errorCountLine{errorCount};
 
-  // The train pipeline: place every job, then plan, lower and simulate
-  // each train job (passes/Train/TrainPipeline.h).
+  // The train pipeline (plx-train-pipeline): place every job, plan each
+  // train job's steps with its strategy and the baselines, judge them with
+  // the simulator (passes/Train/TrainPipeline.h); the reports are rendered
+  // from the plan.prediction attributes the pipelines attach.
   // A job that cannot be planned is reported in its place, its
   // diagnostic printed, and plxc exits non-zero after the report.
   bool jobsFailed = false;
@@ -309,27 +312,33 @@ int main(int argc, char **argv) {
     if (pipelineFailed && !jobsFailed)
       return false;
     // The serve pipeline: plan and replay each serve job
-    // (passes/ServeJob/ServePipeline.h).
-    plexus::servejob::ServeOptions serveOptions;
-    serveOptions.progress = [](const std::string &line) {
-      std::cerr << line << "\n";
-    };
-    auto served = plexus::servejob::predictServeJobs(*module, serveOptions);
-    if (mlir::failed(served))
+    // (passes/ServeJob/ServePipeline.h); the first one's replay is the
+    // trace when there is no train job.
+    size_t serveJobs = 0;
+    for (auto serve : module->getOps<plexus::plx::ServeOp>()) {
+      (void)serve;
+      ++serveJobs;
+    }
+    if (!tracePath.empty() && trainJobs == 0 && serveJobs == 0) {
+      std::cerr << "plxc: error: --trace needs a train or serve job\n";
       return false;
-    for (const plexus::servejob::ServePrediction &p : *served)
-      predictions[p.job] = plexus::servejob::servePredictionJson(p);
-    if (!tracePath.empty() && trainJobs == 0) {
-      // No train job: the first serve job's replay.
-      if (served->empty()) {
-        std::cerr << "plxc: error: --trace needs a train or serve job\n";
+    }
+    if (serveJobs > 0) {
+      mlir::PassManager servePm(&context);
+      plexus::servejob::buildServePipeline(
+          servePm, trainJobs == 0 ? tracePath.getValue() : std::string(),
+          /*progress=*/true);
+      if (mlir::failed(mlir::applyPassManagerCLOptions(servePm)) ||
+          mlir::failed(servePm.run(*module)))
         return false;
-      }
-      if (std::string error =
-              plexus::servejob::writeServeTrace(served->front(), tracePath);
-          !error.empty()) {
-        std::cerr << "plxc: error: " << error << "\n";
-        return false;
+      for (auto serve : module->getOps<plexus::plx::ServeOp>()) {
+        auto prediction = serve->getAttrOfType<mlir::DictionaryAttr>(
+            plexus::servejob::kPredictionAttrName);
+        if (!prediction)
+          return false;
+        predictions[serve.getSymName().str()] =
+            plexus::servejob::servePredictionReport(prediction);
+        serve->removeAttr(plexus::servejob::kPredictionAttrName);
       }
     }
     if (!outputDir.empty()) {
