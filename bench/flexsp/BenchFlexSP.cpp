@@ -170,10 +170,10 @@ bool runSetting(const Args &args, const char *modelName, int64_t contextK,
                 std::vector<BatchRun> *keep) {
   cost::ProfiledModel m = *cost::findProfiledModel(modelName);
   cost::AllToAllBandwidthTable bw = cost::flexspA100Bandwidth();
-  cost::Profiled<double> params = cost::paramsGiAtContext(m, contextK);
-  cost::Profiled<int64_t> cap =
+  plexus::Result<double> params = cost::paramsGiAtContext(m, contextK);
+  plexus::Result<int64_t> cap =
       params ? cost::tokenCapacityPerGpu(m, *params, kMemoryGB, kGpus)
-             : cost::Profiled<int64_t>::fail(params.error);
+             : plexus::Result<int64_t>::fail(params.error);
   if (!cap) {
     std::printf("  %s: %s\n", modelName, cap.error.c_str());
     return false;

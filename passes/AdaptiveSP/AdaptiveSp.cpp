@@ -103,13 +103,13 @@ Result<bool> finishMicroBatch(const cost::ProfiledModel &model,
     g.timeMs = 0;
     if (pg.sequences.empty())
       continue;
-    cost::Profiled<double> t = cost::groupTimeMs(model, bw, pg, capacityPerGpu);
+    Result<double> t = cost::groupTimeMs(model, bw, pg, capacityPerGpu);
     if (!t)
       return R::fail(t.error);
     g.timeMs = *t;
     busy.push_back(std::move(pg));
   }
-  cost::Profiled<double> t =
+  Result<double> t =
       cost::microBatchTimeMs(model, bw, busy, capacityPerGpu);
   if (!t)
     return R::fail(t.error);
@@ -314,7 +314,7 @@ Result<double> microBatchLowerBoundMs(const cost::ProfiledModel &model,
     for (int64_t d : degrees) {
       if (d > gpus || lengths[id] > capacityPerGpu * d)
         continue;
-      cost::Profiled<cost::SequenceTime> t =
+      Result<cost::SequenceTime> t =
           cost::sequenceTime(model, bw, lengths[id], d);
       if (!t)
         return R::fail(t.error);
@@ -357,7 +357,7 @@ Result<SpMicroBatchPlan> deal(const cost::ProfiledModel &model,
       for (size_t p = 0; p < bgs.size(); ++p) {
         if (quota[p][q] == 0)
           continue;
-        cost::Profiled<cost::SequenceTime> t =
+        Result<cost::SequenceTime> t =
             cost::sequenceTime(model, bw, lengths[id], bgs[p].degree);
         if (!t)
           return R::fail(t.error);

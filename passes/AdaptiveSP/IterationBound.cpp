@@ -151,7 +151,7 @@ Result<IterationBound> iterationLowerBound(
     for (int64_t d : degrees) {
       if (lengths[i] > capacityPerGpu * d)
         continue;
-      cost::Profiled<cost::SequenceTime> t =
+      Result<cost::SequenceTime> t =
           cost::sequenceTime(model, bw, lengths[i], d);
       if (!t)
         return R::fail(t.error);

@@ -302,7 +302,7 @@ Result<SequenceTimeTable> makeSequenceTimeTable(
     for (size_t k = 0; k < t.degrees.size(); ++k) {
       if (lengths[i] > capacityPerGpu * t.degrees[k])
         continue; // does not fit: stays +infinity
-      cost::Profiled<cost::SequenceTime> st =
+      Result<cost::SequenceTime> st =
           cost::sequenceTime(model, bw, lengths[i], t.degrees[k]);
       if (!st)
         return R::fail(st.error);

@@ -23,13 +23,14 @@
 #define PLEXUS_PASSES_ADAPTIVESP_SEQUENCEBLASTER_H
 
 #include "passes/Cost/ProfiledCostModel.h"
+#include "passes/Support/Result.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace plexus::adaptivesp {
 
-template <typename T> using Result = cost::Profiled<T>;
+using ::plexus::Result; // passes/Support/Result.h
 
 /// Sequence ids (indices into `lengths`) by descending length; equal lengths
 /// keep ascending id order.

@@ -175,7 +175,7 @@ Result<SpMilpInstance> makeSpMilpInstance(
     inst.bucketCounts.push_back(static_cast<int64_t>(b.sequenceIds.size()));
     std::vector<double> row;
     for (int64_t d : inst.degrees) {
-      cost::Profiled<cost::SequenceTime> t =
+      Result<cost::SequenceTime> t =
           cost::sequenceTime(model, bw, b.upperTokens, d);
       if (!t)
         return R::fail(t.error);

@@ -144,7 +144,7 @@ Result<StaticSpPlan> balanceStaticSp(const cost::ProfiledModel &model,
   for (const StaticSpMicroBatch &mb : packed.microBatches)
     for (const StaticSpGroup &g : mb.groups)
       for (int64_t id : g.sequenceIds) {
-        cost::Profiled<cost::SequenceTime> t =
+        Result<cost::SequenceTime> t =
             cost::sequenceTime(model, bw, lengths[id], packed.degree);
         if (!t)
           return R::fail(t.error);
@@ -204,21 +204,21 @@ Result<StaticSpPlan> planStaticSp(const cost::ProfiledModel &model,
       pg.degree = config.degree;
       for (int64_t id : g.sequenceIds)
         pg.sequences.push_back(lengths[id]);
-      cost::Profiled<double> t =
+      Result<double> t =
           cost::groupTimeMs(model, bw, pg, config.capacityPerGpu);
       if (!t)
         return R::fail(t.error);
       g.timeMs = *t;
       busy.push_back(std::move(pg));
     }
-    cost::Profiled<double> t =
+    Result<double> t =
         cost::microBatchTimeMs(model, bw, busy, config.capacityPerGpu);
     if (!t)
       return R::fail(t.error);
     mb.timeMs = *t;
     all.push_back(std::move(busy));
   }
-  cost::Profiled<double> t =
+  Result<double> t =
       cost::iterationTimeMs(model, bw, all, config.capacityPerGpu);
   if (!t)
     return R::fail(t.error);

@@ -7,13 +7,14 @@
 // model (passes/Cost/ProfiledCostModel.h): group = sum of t1 + beta1,
 // micro-batch = slowest group, iteration = sum of micro-batches. Also picks
 // the best homogeneous degree for a batch. Plain C++, deterministic, errors
-// as values (cost::Profiled).
+// as values (plexus::Result, passes/Support/Result.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PASSES_BASELINES_STATICSP_H
 #define PLEXUS_PASSES_BASELINES_STATICSP_H
 
 #include "passes/Cost/ProfiledCostModel.h"
+#include "passes/Support/Result.h"
 
 #include <cstdint>
 #include <string>
@@ -22,7 +23,7 @@
 
 namespace plexus::baselines {
 
-template <typename T> using Result = cost::Profiled<T>;
+using ::plexus::Result; // passes/Support/Result.h
 
 /// The static SP layout: N GPUs, one degree d (d divides N), and how many
 /// tokens one GPU's memory holds. `activationMBPerToken` (> 0) only adds the

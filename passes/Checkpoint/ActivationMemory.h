@@ -44,13 +44,14 @@
 #define PLEXUS_PASSES_CHECKPOINT_ACTIVATIONMEMORY_H
 
 #include "passes/Cost/ProfiledCostModel.h"
+#include "passes/Support/Result.h"
 
 #include <cstdint>
 #include <string>
 
 namespace plexus::ckpt {
 
-template <typename T> using Result = cost::Profiled<T>;
+using ::plexus::Result; // passes/Support/Result.h
 
 /// The model and layout numbers the memory of a chunk depends on.
 struct ActivationModel {

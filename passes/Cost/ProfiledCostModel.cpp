@@ -65,35 +65,35 @@ AllToAllBandwidthTable flexspA100Bandwidth() {
                                  {64, 4.87}}};
 }
 
-Profiled<double> allToAllBandwidth(const AllToAllBandwidthTable &table,
+Result<double> allToAllBandwidth(const AllToAllBandwidthTable &table,
                                    int64_t degree) {
   if (degree == 1)
-    return Profiled<double>::ok(std::numeric_limits<double>::infinity());
+    return Result<double>::ok(std::numeric_limits<double>::infinity());
   for (const auto &[d, gbs] : table.gbPerSecond)
     if (d == degree) {
       if (!(gbs > 0))
-        return Profiled<double>::fail("all-to-all bandwidth at SP degree " +
+        return Result<double>::fail("all-to-all bandwidth at SP degree " +
                                       std::to_string(degree) +
                                       " is not positive");
-      return Profiled<double>::ok(gbs);
+      return Result<double>::ok(gbs);
     }
-  return Profiled<double>::fail("no profiled all-to-all bandwidth for SP "
+  return Result<double>::fail("no profiled all-to-all bandwidth for SP "
                                 "degree " +
                                 std::to_string(degree));
 }
 
-Profiled<double> paramsGiAtContext(const ProfiledModel &m, double contextK) {
+Result<double> paramsGiAtContext(const ProfiledModel &m, double contextK) {
   if (contextK == 4)
-    return Profiled<double>::ok(m.paramsGi4K);
+    return Result<double>::ok(m.paramsGi4K);
   if (contextK == 192)
-    return Profiled<double>::ok(m.paramsGi192K);
+    return Result<double>::ok(m.paramsGi192K);
   if (contextK == 384)
-    return Profiled<double>::ok(m.paramsGi384K);
+    return Result<double>::ok(m.paramsGi384K);
   if (contextK > 192 && contextK < 384)
-    return Profiled<double>::ok(m.paramsGi192K +
+    return Result<double>::ok(m.paramsGi192K +
                                 (m.paramsGi384K - m.paramsGi192K) / 192.0 *
                                     (contextK - 192));
-  return Profiled<double>::fail(
+  return Result<double>::fail(
       "the profile of " + m.name +
       " gives parameter counts at 4K, 192K and 384K and interpolates only "
       "between 192K and 384K; context " +
@@ -106,63 +106,63 @@ double activationMBPerToken(const ProfiledModel &m, int64_t gpus) {
   return m.actMBPerToken;
 }
 
-Profiled<double> zeroRatio(int64_t zero, int64_t gpus) {
+Result<double> zeroRatio(int64_t zero, int64_t gpus) {
   if (gpus <= 0)
-    return Profiled<double>::fail("the GPU count must be positive, not " +
+    return Result<double>::fail("the GPU count must be positive, not " +
                                   std::to_string(gpus));
   double n = static_cast<double>(gpus);
   switch (zero) {
   case 0:
-    return Profiled<double>::ok(1.0);
+    return Result<double>::ok(1.0);
   case 1:
-    return Profiled<double>::ok(6.0 / 8.0 / n + 2.0 / 8.0);
+    return Result<double>::ok(6.0 / 8.0 / n + 2.0 / 8.0);
   case 2:
-    return Profiled<double>::ok(7.0 / 8.0 / n + 1.0 / 8.0);
+    return Result<double>::ok(7.0 / 8.0 / n + 1.0 / 8.0);
   case 3:
-    return Profiled<double>::ok(1.0 / n);
+    return Result<double>::ok(1.0 / n);
   default:
-    return Profiled<double>::fail("ZeRO stage must be 0..3, not " +
+    return Result<double>::fail("ZeRO stage must be 0..3, not " +
                                   std::to_string(zero));
   }
 }
 
-Profiled<double> modelStateMB(double paramsGi, int64_t zero, int64_t gpus) {
-  Profiled<double> r = zeroRatio(zero, gpus);
+Result<double> modelStateMB(double paramsGi, int64_t zero, int64_t gpus) {
+  Result<double> r = zeroRatio(zero, gpus);
   if (!r)
     return r;
   if (!(paramsGi > 0))
-    return Profiled<double>::fail("the parameter count must be positive");
-  return Profiled<double>::ok(paramsGi * 16.0 * *r * 1024.0);
+    return Result<double>::fail("the parameter count must be positive");
+  return Result<double>::ok(paramsGi * 16.0 * *r * 1024.0);
 }
 
-Profiled<int64_t> tokenCapacityPerGpu(const ProfiledModel &m, double paramsGi,
+Result<int64_t> tokenCapacityPerGpu(const ProfiledModel &m, double paramsGi,
                                       double memoryGB, int64_t gpus,
                                       int64_t zero) {
-  Profiled<double> states = modelStateMB(paramsGi, zero, gpus);
+  Result<double> states = modelStateMB(paramsGi, zero, gpus);
   if (!states)
-    return Profiled<int64_t>::fail(states.error);
+    return Result<int64_t>::fail(states.error);
   double act = activationMBPerToken(m, gpus);
   if (!(act > 0))
-    return Profiled<int64_t>::fail("activation MB per token of " + m.name +
+    return Result<int64_t>::fail("activation MB per token of " + m.name +
                                    " is not positive");
   double freeMB = memoryGB * 1024.0 - *states;
   if (!(freeMB >= act))
-    return Profiled<int64_t>::fail(
+    return Result<int64_t>::fail(
         "model states of " + m.name + " take " + std::to_string(*states) +
         " MB per GPU, leaving no room for one token in " +
         std::to_string(memoryGB) + " GB");
-  return Profiled<int64_t>::ok(static_cast<int64_t>(std::floor(freeMB / act)));
+  return Result<int64_t>::ok(static_cast<int64_t>(std::floor(freeMB / act)));
 }
 
-Profiled<int64_t> minSpDegree(int64_t tokens, int64_t capacityPerGpu) {
+Result<int64_t> minSpDegree(int64_t tokens, int64_t capacityPerGpu) {
   if (tokens <= 0 || capacityPerGpu <= 0)
-    return Profiled<int64_t>::fail(
+    return Result<int64_t>::fail(
         "sequence length and token capacity must be positive");
   int64_t gpus = (tokens + capacityPerGpu - 1) / capacityPerGpu;
   int64_t d = 1;
   while (d < gpus)
     d *= 2;
-  return Profiled<int64_t>::ok(d);
+  return Result<int64_t>::ok(d);
 }
 
 double allToAllMB(const ProfiledModel &m, int64_t tokens, int64_t degree) {
@@ -174,74 +174,74 @@ double allToAllMB(const ProfiledModel &m, int64_t tokens, int64_t degree) {
   return bytes / 1024.0 / 1024.0 / static_cast<double>(degree);
 }
 
-Profiled<SequenceTime> sequenceTime(const ProfiledModel &m,
+Result<SequenceTime> sequenceTime(const ProfiledModel &m,
                                     const AllToAllBandwidthTable &bw,
                                     int64_t tokens, int64_t degree) {
   if (tokens < 0)
-    return Profiled<SequenceTime>::fail("a sequence cannot have " +
+    return Result<SequenceTime>::fail("a sequence cannot have " +
                                         std::to_string(tokens) + " tokens");
   if (degree <= 0)
-    return Profiled<SequenceTime>::fail("SP degree must be positive, not " +
+    return Result<SequenceTime>::fail("SP degree must be positive, not " +
                                         std::to_string(degree));
-  Profiled<double> gbs = allToAllBandwidth(bw, degree);
+  Result<double> gbs = allToAllBandwidth(bw, degree);
   if (!gbs)
-    return Profiled<SequenceTime>::fail(gbs.error);
+    return Result<SequenceTime>::fail(gbs.error);
   double s = static_cast<double>(tokens);
   SequenceTime t;
   t.computeMs = (m.alpha1 * s * s + m.alpha2 * s) / static_cast<double>(degree);
   t.allToAllMs = degree == 1 ? 0.0 : allToAllMB(m, tokens, degree) / *gbs;
-  return Profiled<SequenceTime>::ok(t);
+  return Result<SequenceTime>::ok(t);
 }
 
-Profiled<double> groupTimeMs(const ProfiledModel &m,
+Result<double> groupTimeMs(const ProfiledModel &m,
                              const AllToAllBandwidthTable &bw,
                              const ProfiledGroup &group,
                              int64_t capacityPerGpu) {
   double sum = 0;
   int64_t tokens = 0;
   for (int64_t s : group.sequences) {
-    Profiled<SequenceTime> t = sequenceTime(m, bw, s, group.degree);
+    Result<SequenceTime> t = sequenceTime(m, bw, s, group.degree);
     if (!t)
-      return Profiled<double>::fail(t.error);
+      return Result<double>::fail(t.error);
     sum += t->totalMs();
     tokens += s;
   }
   if (capacityPerGpu > 0 && tokens > capacityPerGpu * group.degree)
-    return Profiled<double>::fail(
+    return Result<double>::fail(
         "an SP group of degree " + std::to_string(group.degree) + " holds " +
         std::to_string(tokens) + " tokens, more than its " +
         std::to_string(capacityPerGpu * group.degree) + "-token capacity");
-  return Profiled<double>::ok(sum + m.beta1);
+  return Result<double>::ok(sum + m.beta1);
 }
 
-Profiled<double> microBatchTimeMs(const ProfiledModel &m,
+Result<double> microBatchTimeMs(const ProfiledModel &m,
                                   const AllToAllBandwidthTable &bw,
                                   const std::vector<ProfiledGroup> &groups,
                                   int64_t capacityPerGpu) {
   if (groups.empty())
-    return Profiled<double>::fail("a micro-batch needs at least one group");
+    return Result<double>::fail("a micro-batch needs at least one group");
   double worst = 0;
   for (const ProfiledGroup &g : groups) {
-    Profiled<double> t = groupTimeMs(m, bw, g, capacityPerGpu);
+    Result<double> t = groupTimeMs(m, bw, g, capacityPerGpu);
     if (!t)
       return t;
     worst = std::max(worst, *t);
   }
-  return Profiled<double>::ok(std::max(worst, m.microBatchFloorMs));
+  return Result<double>::ok(std::max(worst, m.microBatchFloorMs));
 }
 
-Profiled<double>
+Result<double>
 iterationTimeMs(const ProfiledModel &m, const AllToAllBandwidthTable &bw,
                 const std::vector<std::vector<ProfiledGroup>> &microBatches,
                 int64_t capacityPerGpu) {
   double sum = 0;
   for (const auto &mb : microBatches) {
-    Profiled<double> t = microBatchTimeMs(m, bw, mb, capacityPerGpu);
+    Result<double> t = microBatchTimeMs(m, bw, mb, capacityPerGpu);
     if (!t)
       return t;
     sum += *t;
   }
-  return Profiled<double>::ok(sum);
+  return Result<double>::ok(sum);
 }
 
 double attentionCrossoverTokens(const ProfiledModel &m) {

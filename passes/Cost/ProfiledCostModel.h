@@ -14,6 +14,8 @@
 #ifndef PLEXUS_PASSES_COST_PROFILEDCOSTMODEL_H
 #define PLEXUS_PASSES_COST_PROFILEDCOSTMODEL_H
 
+#include "passes/Support/Result.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,20 +25,7 @@
 
 namespace plexus::cost {
 
-/// A value or the reason there is none (a message that reads well after
-/// "error: ").
-template <typename T> struct Profiled {
-  std::optional<T> value;
-  std::string error;
-
-  static Profiled ok(T v) { return Profiled{std::move(v), {}}; }
-  static Profiled fail(std::string msg) {
-    return Profiled{std::nullopt, std::move(msg)};
-  }
-  explicit operator bool() const { return value.has_value(); }
-  const T &operator*() const { return *value; }
-  const T *operator->() const { return &*value; }
-};
+using ::plexus::Result; // passes/Support/Result.h
 
 /// Profiled coefficients of one model (FlexSP code `optimizer_param_dict`).
 struct ProfiledModel {
@@ -76,34 +65,34 @@ AllToAllBandwidthTable flexspA100Bandwidth();
 
 /// GB/s at `degree`; +infinity at degree 1; an error for a degree the table
 /// does not list.
-Profiled<double> allToAllBandwidth(const AllToAllBandwidthTable &table,
+Result<double> allToAllBandwidth(const AllToAllBandwidthTable &table,
                                    int64_t degree);
 
 /// Parameter count (Gi) at a context limit given in K tokens (the code's
 /// `seq_limit_k`): the tabulated values at 4, 192 and 384, linear
 /// interpolation strictly between 192 and 384, an error elsewhere.
-Profiled<double> paramsGiAtContext(const ProfiledModel &m, double contextK);
+Result<double> paramsGiAtContext(const ProfiledModel &m, double contextK);
 
 /// Activation MB per token on an `gpus`-GPU cluster.
 double activationMBPerToken(const ProfiledModel &m, int64_t gpus);
 
 /// Fraction of the 16 B/param model states each GPU holds under ZeRO `zero`
 /// over `gpus` GPUs (mixed precision): 1, 6/8/N + 2/8, 7/8/N + 1/8, 1/N.
-Profiled<double> zeroRatio(int64_t zero, int64_t gpus);
+Result<double> zeroRatio(int64_t zero, int64_t gpus);
 
 /// Model-state MB per GPU: paramsGi * 16 * zeroRatio * 1024.
-Profiled<double> modelStateMB(double paramsGi, int64_t zero, int64_t gpus);
+Result<double> modelStateMB(double paramsGi, int64_t zero, int64_t gpus);
 
 /// Tokens one GPU can hold in `memoryGB`:
 /// floor((memoryGB * 1024 - modelStateMB) / activationMBPerToken).
 /// An error when the model states alone do not fit.
-Profiled<int64_t> tokenCapacityPerGpu(const ProfiledModel &m, double paramsGi,
+Result<int64_t> tokenCapacityPerGpu(const ProfiledModel &m, double paramsGi,
                                       double memoryGB, int64_t gpus,
                                       int64_t zero = 3);
 
 /// Smallest power-of-two SP degree whose GPUs can hold `tokens`:
 /// 2^ceil(log2(ceil(tokens / capacity))).
-Profiled<int64_t> minSpDegree(int64_t tokens, int64_t capacityPerGpu);
+Result<int64_t> minSpDegree(int64_t tokens, int64_t capacityPerGpu);
 
 /// One sequence's time on one SP group, split as the code splits it.
 struct SequenceTime {
@@ -118,7 +107,7 @@ double allToAllMB(const ProfiledModel &m, int64_t tokens, int64_t degree);
 
 /// t1(s, d) = (alpha1 s^2 + alpha2 s) / d + allToAllMB(s, d) / BW[d].
 /// (MB / (GB/s) reads directly as ms, the code's convention.)
-Profiled<SequenceTime> sequenceTime(const ProfiledModel &m,
+Result<SequenceTime> sequenceTime(const ProfiledModel &m,
                                     const AllToAllBandwidthTable &bw,
                                     int64_t tokens, int64_t degree);
 
@@ -130,19 +119,19 @@ struct ProfiledGroup {
 
 /// Sum of t1 over the group's sequences plus beta1. When capacityPerGpu > 0
 /// a group holding more than capacity * degree tokens is an error.
-Profiled<double> groupTimeMs(const ProfiledModel &m,
+Result<double> groupTimeMs(const ProfiledModel &m,
                              const AllToAllBandwidthTable &bw,
                              const ProfiledGroup &group,
                              int64_t capacityPerGpu = 0);
 
 /// A micro-batch takes its slowest group.
-Profiled<double> microBatchTimeMs(const ProfiledModel &m,
+Result<double> microBatchTimeMs(const ProfiledModel &m,
                                   const AllToAllBandwidthTable &bw,
                                   const std::vector<ProfiledGroup> &groups,
                                   int64_t capacityPerGpu = 0);
 
 /// An iteration is the sum of its micro-batches.
-Profiled<double>
+Result<double>
 iterationTimeMs(const ProfiledModel &m, const AllToAllBandwidthTable &bw,
                 const std::vector<std::vector<ProfiledGroup>> &microBatches,
                 int64_t capacityPerGpu = 0);

@@ -14,13 +14,14 @@
 #define PLEXUS_PASSES_DYNAMICPP_CHUNK_H
 
 #include "passes/Cost/ProfiledCostModel.h"
+#include "passes/Support/Result.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace plexus::dpp {
 
-template <typename T> using Result = cost::Profiled<T>;
+using ::plexus::Result; // passes/Support/Result.h
 
 /// Tokens [begin, end) of sequence `sequence` (an index into the batch).
 struct SequencePiece {

@@ -1,17 +1,17 @@
 //===- Result.h - A value or an error message -------------------*- C++ -*-===//
 //
-// The serving library's error-as-value type: the cost library's Profiled<T>
-// (an optional value and a message), as passes/AdaptiveSP uses it too.
+// The serving library's name for the one error-as-value type,
+// plexus::Result<T> (passes/Support/Result.h), as every planner has it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PASSES_SERVING_RESULT_H
 #define PLEXUS_PASSES_SERVING_RESULT_H
 
-#include "passes/Cost/ProfiledCostModel.h"
+#include "passes/Support/Result.h"
 
 namespace plexus::serving {
 
-template <typename T> using Result = cost::Profiled<T>;
+using ::plexus::Result; // passes/Support/Result.h
 
 } // namespace plexus::serving
 

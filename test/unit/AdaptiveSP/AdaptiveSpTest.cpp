@@ -27,7 +27,7 @@ struct Gpt7b : ::testing::Test {
   cost::AllToAllBandwidthTable bw = cost::flexspA100Bandwidth();
 
   int64_t capacity(double paramsGi) {
-    cost::Profiled<int64_t> c = cost::tokenCapacityPerGpu(m, paramsGi, 30, 64);
+    plexus::Result<int64_t> c = cost::tokenCapacityPerGpu(m, paramsGi, 30, 64);
     EXPECT_TRUE(c) << c.error;
     return c ? *c : 0;
   }

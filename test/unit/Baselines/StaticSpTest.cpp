@@ -200,7 +200,7 @@ struct FlexspItem4 : ::testing::Test {
   std::vector<int64_t> lengths{102400, 49152, 49152, 49152, 49152};
   int64_t cap = 0;
   void SetUp() override {
-    cost::Profiled<int64_t> c =
+    plexus::Result<int64_t> c =
         cost::tokenCapacityPerGpu(m, m.paramsGi192K, 30, 64);
     ASSERT_TRUE(c) << c.error;
     cap = *c;
@@ -251,7 +251,7 @@ TEST_F(FlexspItem4, BestHomogeneousPicksSp64) {
   ASSERT_TRUE(sp32) << sp32.error;
   EXPECT_EQ(groupIds(sp32->microBatches[0]),
             (std::vector<Ids>{{0, 4}, {1, 2, 3}}));
-  cost::Profiled<double> balanced = cost::microBatchTimeMs(
+  plexus::Result<double> balanced = cost::microBatchTimeMs(
       m, bw, {{32, {102400, 49152}}, {32, {49152, 49152, 49152}}}, cap);
   ASSERT_TRUE(balanced) << balanced.error;
   EXPECT_NEAR(*balanced, 5163, 0.5);

@@ -19,7 +19,7 @@ namespace {
 ProfiledModel gpt7b() { return *findProfiledModel("gpt-7b"); }
 
 SequenceTime t1(const ProfiledModel &m, int64_t s, int64_t d) {
-  Profiled<SequenceTime> t = sequenceTime(m, flexspA100Bandwidth(), s, d);
+  Result<SequenceTime> t = sequenceTime(m, flexspA100Bandwidth(), s, d);
   EXPECT_TRUE(t) << t.error;
   return t ? *t : SequenceTime{};
 }
@@ -35,7 +35,7 @@ double a2aShare(const ProfiledModel &m, int64_t s, int64_t d) {
 
 double planMs(const std::vector<std::vector<ProfiledGroup>> &plan,
               int64_t capacity) {
-  Profiled<double> t =
+  Result<double> t =
       iterationTimeMs(gpt7b(), flexspA100Bandwidth(), plan, capacity);
   EXPECT_TRUE(t) << t.error;
   return t ? *t : 0.0;
@@ -67,7 +67,7 @@ TEST(ProfiledCostModel, BandwidthTableAndErrors) {
   EXPECT_DOUBLE_EQ(*allToAllBandwidth(bw, 8), 96.5);
   EXPECT_DOUBLE_EQ(*allToAllBandwidth(bw, 16), 10.33);
   EXPECT_DOUBLE_EQ(*allToAllBandwidth(bw, 64), 4.87);
-  Profiled<double> none = allToAllBandwidth(bw, 128);
+  Result<double> none = allToAllBandwidth(bw, 128);
   EXPECT_FALSE(none);
   EXPECT_NE(none.error.find("128"), std::string::npos);
   EXPECT_FALSE(sequenceTime(gpt7b(), bw, 1024, 3));
@@ -110,7 +110,7 @@ TEST(ProfiledCostModel, Item1CapacityAndMinSpAtE30) {
   // FlexSP reference section 4 item 1: capacity 6,407 tokens/GPU, exact;
   // min SP 32 for 192K and 64 for 384K, exact.
   ProfiledModel m = gpt7b();
-  Profiled<int64_t> cap = tokenCapacityPerGpu(m, m.paramsGi384K, 30, 64);
+  Result<int64_t> cap = tokenCapacityPerGpu(m, m.paramsGi384K, 30, 64);
   ASSERT_TRUE(cap) << cap.error;
   EXPECT_EQ(*cap, 6407);
   EXPECT_EQ(*minSpDegree(192 * 1024, *cap), 32);
@@ -126,7 +126,7 @@ TEST(ProfiledCostModel, Item1CapacityAndMinSpAtE28) {
   // FlexSP reference section 4 item 1: E=28 gives 5,950 tokens/GPU and
   // min SP(384K) = 128, i.e. infeasible on 64 GPUs; exact.
   ProfiledModel m = gpt7b();
-  Profiled<int64_t> cap = tokenCapacityPerGpu(m, m.paramsGi384K, 28, 64);
+  Result<int64_t> cap = tokenCapacityPerGpu(m, m.paramsGi384K, 28, 64);
   ASSERT_TRUE(cap) << cap.error;
   EXPECT_EQ(*cap, 5950);
   EXPECT_EQ(*minSpDegree(192 * 1024, *cap), 64);
@@ -215,7 +215,7 @@ protected:
   int64_t capacity = 0;
   void SetUp() override {
     ProfiledModel m = gpt7b();
-    Profiled<int64_t> cap = tokenCapacityPerGpu(m, m.paramsGi192K, 30, 64);
+    Result<int64_t> cap = tokenCapacityPerGpu(m, m.paramsGi192K, 30, 64);
     ASSERT_TRUE(cap) << cap.error;
     capacity = *cap;
   }
@@ -260,7 +260,7 @@ TEST_F(Item4, HomogeneousTwoSp32Takes5163Ms) {
   std::vector<std::vector<ProfiledGroup>> longPlusTwo = {
       {{32, {kLong, kMid, kMid}}, {32, {kMid, kMid}}}};
   EXPECT_NEAR(planMs(longPlusTwo, capacity), 6350, 0.5);
-  Profiled<double> over = iterationTimeMs(
+  Result<double> over = iterationTimeMs(
       gpt7b(), flexspA100Bandwidth(),
       {{{32, {kLong, kMid, kMid, kMid}}, {32, {kMid}}}}, capacity);
   EXPECT_FALSE(over);
