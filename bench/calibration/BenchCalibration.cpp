@@ -67,6 +67,9 @@ struct Prediction {
   double seconds = 0;
   double mfu = 0;
   int64_t world = 0;
+  /// Per rank, mean over ranks and steps: compute (recompute included),
+  /// exposed communication and idle time (the bubble).
+  double compute = 0, comm = 0, bubble = 0;
 };
 
 Prediction predict(mlir::MLIRContext &context, const std::string &path,
@@ -141,6 +144,12 @@ Prediction predict(mlir::MLIRContext &context, const std::string &path,
       return out;
     }
     out.seconds += s.seconds / steps;
+    const double ranks = static_cast<double>(s.result.ranks.size());
+    for (const sim::RankResult &r : s.result.ranks) {
+      out.compute += r.computeSeconds / ranks / steps;
+      out.comm += r.commSeconds / ranks / steps;
+      out.bubble += r.idleSeconds / ranks / steps;
+    }
     flops += s.flops;
     rankSeconds += s.seconds * static_cast<double>(setup.world);
   }
@@ -171,8 +180,9 @@ int main(int argc, char **argv) {
               "(passes/Cost/TransformerCost.h)%s\n\n",
               cost::kDefaultMatmulEfficiency,
               quick ? "; --quick: 4 steps per averaged row" : "");
-  std::printf("%-36s %-18s %6s %-20s %10s %10s %8s %6s\n", "spec", "source",
-              "chips", "plan", "published", "predicted", "error", "MFU");
+  std::printf("%-36s %-18s %6s %-20s %10s %10s %8s %6s %8s %8s %8s\n",
+              "spec", "source", "chips", "plan", "published", "predicted",
+              "error", "MFU", "compute", "comm", "bubble");
   double sumAbs = 0, maxAbs = 0;
   int counted = 0, within = 0;
   const auto start = std::chrono::steady_clock::now();
@@ -188,10 +198,11 @@ int main(int argc, char **argv) {
     maxAbs = std::max(maxAbs, std::fabs(error));
     ++counted;
     within += std::fabs(error) <= kTarget ? 1 : 0;
-    std::printf("%-36s %-18s %6lld %-20s %9.2fs %9.2fs %+7.1f%% %5.1f%%\n",
+    std::printf("%-36s %-18s %6lld %-20s %9.2fs %9.2fs %+7.1f%% %5.1f%% "
+                "%7.2fs %7.2fs %7.2fs\n",
                 row.spec, row.source, static_cast<long long>(p.world),
                 p.layout.c_str(), row.published, p.seconds, 100 * error,
-                100 * p.mfu);
+                100 * p.mfu, p.compute, p.comm, p.bubble);
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

@@ -20,28 +20,54 @@
 // bytes / 4 ranks = 619,776 bytes, the next 983,552 x 2 / 4 = 491,776. Each
 // layer's forward sends its Q, K, V, O by all-to-all first: 1,024 tokens x
 // (2 x 4 x 64 + 2 x 2 x 64) values x 2 bytes = 1,572,864 bytes; the compute
-// op names the Ulysses group its attention runs in.
-// CHECK-LABEL: rt.program @rank_0 rank 0 resident {{[0-9]+}} {
+// op names the Ulysses group its attention runs in. The resident bytes are
+// every layer's, the embedding's, the final norm's and the untied head's
+// parameters (4 x 983,552 + 2 x 256,000 + 256 = 4,446,464) at 16 bytes of
+// ZeRO-3 states over 4 ranks (17,785,856), plus two gathered layer buffers
+// (2 x 983,552 x 2 = 3,934,208): 21,720,064. A 1,024-token sequence's
+// forward FLOPs per layer are 2 x 1024 x 196,608 (projections) + 2 x 4 x 64
+// x 1024^2 (attention core) + 2 x 1024 x 786,432 (SwiGLU) = 2,550,136,832,
+// the same per rank for two over 2 ranks; at 0.5 x 989 TFLOP/s 5.157 us.
+// Selective checkpointing keeps 10,240 bytes per token and layer:
+// 10,240 x 2,048 / 2 = 10,485,760 per rank (docs/lowering.md).
+// CHECK-LABEL: rt.program @rank_0 rank 0 resident 21720064 {
 // CHECK-NEXT:    rt.all_gather group zero "zero:0-3" [0, 1, 2, 3] bytes 619776 async layers [0, 1)
 // CHECK-NEXT:    rt.wait pending 0
 // CHECK-NEXT:    rt.all_gather group zero "zero:0-3" [0, 1, 2, 3] bytes 491776 async layers [1, 2)
 // CHECK-NEXT:    rt.all_to_all group sp "sp:0-1" [0, 1] bytes 1572864
-// CHECK-NEXT:    rt.compute fwd layers [0, 1) stage 0 seqs [2, 7] time {{.*}} flops {{.*}} mem {{[0-9]+}} ulysses "sp:0-1" [0, 1]
+// CHECK-NEXT:    rt.compute fwd layers [0, 1) stage 0 seqs [2, 7] time 5.157{{[0-9]*}}e-06 flops 2550136832.0 mem 10485760 ulysses "sp:0-1" [0, 1]
 // The backward starts at the last layer: recompute (selective: the
 // attention core), backward, all-to-all, then the gradients' reduction on
-// the stream; the next wait leaves that reduction pending.
-// CHECK:         rt.compute recompute layers [3, 4) stage 0 seqs [2, 7]
-// CHECK-NEXT:    rt.compute bwd layers [3, 4) stage 0 seqs [2, 7] time {{.*}} flops {{.*}} mem -{{[0-9]+}}
+// the stream; the next wait leaves that reduction pending. Recompute reruns
+// the core (536,870,912 FLOPs), the backward is twice the forward and frees
+// the layer's activations; the last layer's gradients also carry the final
+// norm and the head: (983,552 + 256,256) x 2 = 2,479,616 bytes, layers 1
+// and 2 983,552 x 2 = 1,967,104, layer 0 with the embedding 2,479,104. Its
+// forward gathered (983,552 + 256,256) x 2 / 4 = 619,904 bytes.
+// CHECK:         rt.all_gather group zero "zero:0-3" [0, 1, 2, 3] bytes 619904 async layers [3, 4)
+// CHECK:         rt.compute recompute layers [3, 4) stage 0 seqs [2, 7] time {{[0-9.e-]+}} flops 536870912.0 ulysses
+// CHECK-NEXT:    rt.compute bwd layers [3, 4) stage 0 seqs [2, 7] time {{[0-9.e-]+}} flops 5100273664.0 mem -10485760
 // CHECK-NEXT:    rt.all_to_all group sp "sp:0-1" [0, 1] bytes 1572864
-// CHECK-NEXT:    rt.reduce_scatter group zero "zero:0-3" [0, 1, 2, 3] bytes {{[0-9]+}} async layers [3, 4)
+// CHECK-NEXT:    rt.reduce_scatter group zero "zero:0-3" [0, 1, 2, 3] bytes 2479616 async layers [3, 4)
 // CHECK-NEXT:    rt.wait pending 1
+// CHECK:         rt.reduce_scatter group zero "zero:0-3" [0, 1, 2, 3] bytes 1967104 async layers [2, 3)
+// CHECK:         rt.reduce_scatter group zero "zero:0-3" [0, 1, 2, 3] bytes 1967104 async layers [1, 2)
+// CHECK:         rt.reduce_scatter group zero "zero:0-3" [0, 1, 2, 3] bytes 2479104 async layers [0, 1)
+// Ranks 2 and 3 split 2,304 tokens: 1,152 local tokens per all-to-all,
+// 1,152 x 384 x 2 = 1,769,472 bytes.
+// CHECK-LABEL: rt.program @rank_2 rank 2
+// CHECK:         rt.all_to_all group sp "sp:2-3" [2, 3] bytes 1769472
 // CHECK-LABEL: rt.program @rank_3 rank 3
 // CHECK: rt.compute fwd layers [0, 1) stage 0 seqs [4, 0, 1, 3, 5, 6]
 
 // Simulated on the placed chips: MFU and per-rank peak memory are attached.
 // RUN: plx-opt %s -plx-lower-to-rt -plx-simulate=job=job_job | FileCheck %s --check-prefix=SIM
 // SIM: module attributes {plx.sim.bubble_fraction = {{.*}}, plx.sim.flops = {{.*}}, plx.sim.mfu = {{.*}}, plx.sim.step_time = {{.*}}}
-// SIM: rt.program @rank_0 rank 0 resident {{[0-9]+}} attributes {{{.*}}plx.sim.peak_mem = {{[1-9][0-9]*}} : i64}
+// The peak is the resident bytes and the 4 layers' kept activations:
+// 21,720,064 + 4 x 10,485,760 = 63,663,104 on ranks 0 and 1; ranks 2 and 3
+// keep 10,240 x 2,304 / 2 per layer: 68,905,984.
+// SIM: rt.program @rank_0 rank 0 resident 21720064 attributes {{{.*}}plx.sim.peak_mem = 63663104 : i64}
+// SIM: rt.program @rank_2 rank 2 resident 21720064 attributes {{{.*}}plx.sim.peak_mem = 68905984 : i64}
 
 // The grain of the compute ops is the one plxc simulates (layersPerOpFor):
 // 8 ops x 4 layers x 1 micro-batch x 4 ranks = 128 estimated ops, so a

@@ -178,6 +178,19 @@ TEST(TransformerShape, GLM45Sanity) {
   // matches our count without embeddings and MTP, see docs/cost-model.md).
   EXPECT_EQ(totalParameters(s), 356784522240LL);
   EXPECT_EQ(activeParameters(s), 34032829440LL);
+  // docs/cost-model.md's breakdown: embedding + LM head 2*151552*5120 =
+  // 1,551,892,480; the MTP layer is a MoE layer plus its 2h^2 projection
+  // and two norms: 3,935,610,880 + 2*5120^2 + 2*5120 = 3,988,049,920.
+  EXPECT_EQ(2LL * s.vocab * s.hidden, 1551892480LL);
+  EXPECT_EQ(mtpLayerParameters(s), 3988049920LL);
+  // Without the MTP layer: 352.8e9 total, 33.63e9 active, and 32.08e9
+  // active without the embedding and LM head (GLM's published "32B").
+  TransformerShape noMtp = s;
+  noMtp.mtpLayers = 0;
+  EXPECT_EQ(totalParameters(noMtp), 356784522240LL - 3988049920LL);
+  EXPECT_NEAR(double(activeParameters(noMtp)) / 1e9, 33.63, 0.005);
+  EXPECT_NEAR(double(activeParameters(noMtp) - 1551892480LL) / 1e9, 32.08,
+              0.005);
   EXPECT_GE(totalParameters(s), 355e9);
   EXPECT_LE(totalParameters(s), 360e9);
   EXPECT_GE(activeParameters(s), 32e9);
