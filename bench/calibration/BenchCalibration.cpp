@@ -117,7 +117,7 @@ Prediction predict(mlir::MLIRContext &context, const std::string &path,
       sim::fabricCommTime(*placed->graph, placed->chips, placed->params);
   instantiate::SamplerOrError sampler =
       instantiate::BatchSampler::create(train::datasetDescOf(ops->data));
-  if (!sampler.sampler) {
+  if (!sampler.value.has_value()) {
     out.error = sampler.error;
     return out;
   }
@@ -125,7 +125,7 @@ Prediction predict(mlir::MLIRContext &context, const std::string &path,
   double flops = 0, rankSeconds = 0;
   for (int i = 0; i < steps; ++i) {
     instantiate::Batch batch =
-        sampler.sampler->draw(train.getBatch(), row.firstStep + i,
+        sampler->draw(train.getBatch(), row.firstStep + i,
                               static_cast<uint64_t>(train.getSeed()));
     if (!batch.ok()) {
       out.error = batch.error;

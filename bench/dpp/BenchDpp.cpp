@@ -215,12 +215,12 @@ Cell runCell(mlir::MLIRContext &context, const std::string &dir,
       sim::fabricCommTime(*placed->graph, placed->chips, placed->params);
   instantiate::SamplerOrError sampler =
       instantiate::BatchSampler::create(train::datasetDescOf(ops->data));
-  if (!sampler.sampler) {
+  if (!sampler.value.has_value()) {
     cell.error = sampler.error;
     return cell;
   }
   instantiate::Batch b =
-      sampler.sampler->draw(batch, 0, static_cast<uint64_t>(trainOp.getSeed()));
+      sampler->draw(batch, 0, static_cast<uint64_t>(trainOp.getSeed()));
   if (!b.ok()) {
     cell.error = b.error;
     return cell;

@@ -184,7 +184,7 @@ bool runSetting(const Args &args, const char *modelName, int64_t contextK,
   d.padding = 2 * kGpus;
   d.clamp = contextK * 1000 - 2 * kGpus;
   instantiate::SamplerOrError s = instantiate::BatchSampler::create(d);
-  if (!s.sampler) {
+  if (!s.value.has_value()) {
     std::printf("  %s\n", s.error.c_str());
     return false;
   }
@@ -201,7 +201,7 @@ bool runSetting(const Args &args, const char *modelName, int64_t contextK,
   double sumStatic = 0, sumHomo = 0, sumFlex = 0, worstPlanS = 0;
   bool ok = true;
   for (int64_t b = args.firstBatch; b <= args.lastBatch; ++b) {
-    instantiate::Batch batch = s.sampler->draw(kGlobalBatch, b, 0);
+    instantiate::Batch batch = s->draw(kGlobalBatch, b, 0);
     if (!batch.ok()) {
       std::printf("  batch %lld: %s\n", static_cast<long long>(b),
                   batch.error.c_str());
@@ -352,7 +352,7 @@ bool runBoundCheck(const Args &args,
   for (const Distribution &dist : boundDistributions(args)) {
     instantiate::SamplerOrError s =
         instantiate::BatchSampler::create(dist.desc);
-    if (!s.sampler) {
+    if (!s.value.has_value()) {
       std::printf("  %s: %s\n", dist.name, s.error.c_str());
       return false;
     }
@@ -363,7 +363,7 @@ bool runBoundCheck(const Args &args,
     for (int64_t b = dist.firstBatch; b < dist.firstBatch + args.boundBatches;
          ++b) {
       instantiate::Batch batch =
-          s.sampler->draw(kGlobalBatch, b, kSyntheticSeed);
+          s->draw(kGlobalBatch, b, kSyntheticSeed);
       if (!batch.ok()) {
         std::printf("  %s batch %lld: %s\n", dist.name,
                     static_cast<long long>(b), batch.error.c_str());
@@ -424,7 +424,7 @@ bool runBoundCheck(const Args &args,
     int64_t sampleLong = 0, sampleSeqs = 0;
     for (int64_t b = dist.firstBatch; b < dist.firstBatch + 200; ++b) {
       instantiate::Batch batch =
-          s.sampler->draw(kGlobalBatch, b, kSyntheticSeed);
+          s->draw(kGlobalBatch, b, kSyntheticSeed);
       if (!batch.ok())
         break;
       sampleSeqs += static_cast<int64_t>(batch.lengths.size());

@@ -246,7 +246,7 @@ SamplerOrError BatchSampler::create(DatasetDesc desc) {
     break;
   }
   }
-  out.sampler = std::move(bs);
+  out.value = std::move(bs);
   return out;
 }
 
@@ -327,12 +327,12 @@ Batch BatchSampler::draw(int64_t globalBatch, int64_t step,
 Batch drawBatch(const DatasetDesc &desc, int64_t globalBatch, int64_t step,
                 uint64_t seed) {
   SamplerOrError s = BatchSampler::create(desc);
-  if (!s.sampler) {
+  if (!s.value.has_value()) {
     Batch b;
     b.error = s.error;
     return b;
   }
-  return s.sampler->draw(globalBatch, step, seed);
+  return s->draw(globalBatch, step, seed);
 }
 
 } // namespace plexus::instantiate

@@ -12,6 +12,8 @@
 #ifndef PLEXUS_PASSES_INSTANTIATE_BATCHSAMPLER_H
 #define PLEXUS_PASSES_INSTANTIATE_BATCHSAMPLER_H
 
+#include "passes/Support/Result.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -67,7 +69,9 @@ private:
 double portableExp(double x);
 double portableLog(double x); // x > 0
 
-struct SamplerOrError;
+class BatchSampler;
+/// The sampler, or why the description cannot be sampled.
+using SamplerOrError = Result<BatchSampler>;
 
 class BatchSampler {
 public:
@@ -94,11 +98,6 @@ private:
   std::vector<int64_t> kept;      // lengths source, after filtering
   std::vector<int64_t> keptLine;  // index (among lengths) of each kept one
   std::vector<uint8_t> keptCut;   // 1 where a kept length was truncated
-};
-
-struct SamplerOrError {
-  std::optional<BatchSampler> sampler;
-  std::string error; // empty on success
 };
 
 /// One-shot convenience: create() then draw().

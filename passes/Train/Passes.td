@@ -217,9 +217,9 @@ def PlanBaselinesPass : Pass<"plx-plan-baselines", "::mlir::ModuleOp"> {
   let description = [{
     For every `plx.train`, draws each step's batch and plans it with the
     baselines reports compare the job with (passes/Baselines/StepPlanners.h,
-    standardBaselines): the best static Ulysses degree, the best
-    Megatron-style tensor/context layout with ZeRO-1, the best 1F1B
-    pipeline depth, each packing micro-batches by memory, their layouts
+    standardBaselines): every power-of-two Ulysses degree the heads
+    and chips allow, the best Megatron-style tensor/context layout with
+    ZeRO-1, the best 1F1B pipeline depth, each packing micro-batches by memory, their layouts
     chosen on step 0 and kept for the later steps; for `pp = dynamic`
     also FlexSP over the whole cluster, packed batch-level 1F1B and even
     token slicing (Seq1F1B-like) on the job's DPP layout. Adds them as

@@ -91,10 +91,10 @@ LogicalResult planEachStep(ModuleOp module, BatchPlanner planner) {
     const prog::CommTimeFn &comm = fabric->comm;
     instantiate::SamplerOrError sampler =
         instantiate::BatchSampler::create(train::datasetDescOf(ops->data));
-    if (!sampler.sampler)
+    if (!sampler.value.has_value())
       return ops->data.emitOpError("cannot draw batches: ") << sampler.error;
     for (int64_t step = 0; step < trainOp.getSteps(); ++step) {
-      instantiate::Batch batch = sampler.sampler->draw(
+      instantiate::Batch batch = sampler->draw(
           trainOp.getBatch(), step, static_cast<uint64_t>(trainOp.getSeed()));
       if (!batch.ok())
         return trainOp.emitOpError("cannot draw step ")

@@ -422,7 +422,9 @@ std::string strategyExcludes(plx::TrainOp train,
   const int64_t zero = setup.model.zero;
   const bool plannerPipeline =
       s.getPp() == plx::PpMode::dynamic && (depth > 1 || pipelined);
-  if (plan.model.zero != zero &&
+  // DPP's own plan runs ZeRO-3 inside each stage whatever the job's stage.
+  const bool ownDpp = pipelined && plan.name == "dpp";
+  if (plan.model.zero != zero && !ownDpp &&
       !(plannerPipeline && plan.model.zero == std::min<int64_t>(zero, 2)))
     fixed("ZeRO-" + std::to_string(plan.model.zero), "zero", zero);
   if (packedByMemory && setup.microBatchSeqs > 0)
@@ -632,13 +634,13 @@ std::unique_ptr<JobContext> jobContext(ModuleOp module, plx::TrainOp trainOp,
                                   ctx->placed->params, isolated);
   instantiate::SamplerOrError sampler =
       instantiate::BatchSampler::create(datasetDescOf(ops->data));
-  if (!sampler.sampler) {
+  if (!sampler.value.has_value()) {
     ctx->error = "dataset '" + ops->data.getSymName().str() +
                  "': cannot draw batches: " + sampler.error;
     ctx->errorLoc = ops->data.getLoc();
     return ctx;
   }
-  ctx->sampler = std::move(sampler.sampler);
+  ctx->sampler = std::move(sampler.value);
   if (ctx->setup.world > maxSimulatedRanks)
     // Planning costs every group's collectives on the fabric, which is
     // as out of reach as simulating them at this size.
@@ -647,6 +649,16 @@ std::unique_ptr<JobContext> jobContext(ModuleOp module, plx::TrainOp trainOp,
                       std::to_string(maxSimulatedRanks) +
                       "; --max-simulated-ranks)";
   return ctx;
+}
+
+/// jobContext without the diagnostics its readers emit (plx-predict-train
+/// emits them, once).
+std::unique_ptr<JobContext> quietJobContext(ModuleOp module,
+                                            plx::TrainOp trainOp,
+                                            int64_t maxSimulatedRanks) {
+  ScopedDiagnosticHandler quiet(module.getContext(),
+                                [](Diagnostic &) { return success(); });
+  return jobContext(module, trainOp, maxSimulatedRanks);
 }
 
 /// Step `step`'s batch of the job.
@@ -675,9 +687,10 @@ LogicalResult planStrategyAlternatives(ModuleOp module,
   for (auto trainOp : llvm::to_vector(module.getOps<plx::TrainOp>())) {
     const std::string name = trainOp.getSymName().str();
     eraseAlternatives(module, name, plan::Role::candidate);
-    // A job that cannot be planned is reported by plx-predict-train.
-    std::unique_ptr<JobContext> ctx =
-        jobContext(module, trainOp, options.maxSimulatedRanks);
+    // A job that cannot be planned is reported by plx-predict-train, which
+    // emits its diagnostics; here they would come once per stage.
+    std::unique_ptr<JobContext> ctx = quietJobContext(module, trainOp,
+                                                      options.maxSimulatedRanks);
     if (!ctx->ok())
       continue;
     builder.setInsertionPointToEnd(module.getBody());
@@ -712,8 +725,8 @@ LogicalResult planBaselineAlternatives(ModuleOp module,
   for (auto trainOp : llvm::to_vector(module.getOps<plx::TrainOp>())) {
     const std::string name = trainOp.getSymName().str();
     eraseAlternatives(module, name, plan::Role::baseline);
-    std::unique_ptr<JobContext> ctx =
-        jobContext(module, trainOp, options.maxSimulatedRanks);
+    std::unique_ptr<JobContext> ctx = quietJobContext(module, trainOp,
+                                                      options.maxSimulatedRanks);
     if (!ctx->ok())
       continue;
     const baselines::TrainSetup &setup = ctx->setup;
@@ -760,8 +773,90 @@ LogicalResult planBaselineAlternatives(ModuleOp module,
   return success();
 }
 
+namespace {
+
+/// Why an alternative cannot stand for a plan of a `world`-rank job: its
+/// ranks, or a `layout` its groups (chunks) do not have. Empty when fine.
+std::string alternativeProblem(const baselines::NamedPlan &p, int64_t world) {
+  if (!p.ok())
+    return "";
+  const step::GroupLayout &l = p.layout;
+  auto text = [](const step::GroupLayout &g) {
+    return "[" + std::to_string(g.ulysses) + ", " + std::to_string(g.tp) +
+           ", " + std::to_string(g.cp) + ", " + std::to_string(g.pp) + "]";
+  };
+  if (p.pipelined) {
+    const step::PipelinedStepPlan &pp = *p.pipelined;
+    if (pp.world != world)
+      return "runs on " + std::to_string(pp.world) + " ranks, the job on " +
+             std::to_string(world);
+    const step::GroupLayout want{pp.spDegree, 1, 1, pp.stages};
+    if (!(l == want))
+      return "names layout " + text(l) + " but its pipelines are " +
+             text(want);
+    return "";
+  }
+  if (p.plan->world != world)
+    return "runs on " + std::to_string(p.plan->world) + " ranks, the job on " +
+           std::to_string(world);
+  // One layout for every group, or FlexSP's groups of mixed degree (all
+  // ones).
+  std::optional<step::GroupLayout> common;
+  bool mixed = false;
+  for (const step::PlannedMicroBatch &mb : p.plan->microBatches)
+    for (const step::PlannedGroup &g : mb.groups) {
+      if (!common)
+        common = g.layout;
+      else if (!(*common == g.layout))
+        mixed = true;
+    }
+  const step::GroupLayout want =
+      mixed || !common ? step::GroupLayout{} : *common;
+  if (!(l == want) && !(l == step::GroupLayout{} && common &&
+                        common->tp == 1 && common->cp == 1 &&
+                        common->pp == 1))
+    return "names layout " + text(l) + " but its groups are " + text(want);
+  return "";
+}
+
+/// The alternatives of jobs that are no plx.train, or of steps the job does
+/// not have: errors at the op.
+LogicalResult checkAlternativeJobs(ModuleOp module) {
+  bool ok = true;
+  for (Operation &op : *module.getBody()) {
+    std::optional<StringRef> job;
+    int64_t index = 0;
+    if (auto step = dyn_cast<plan::StepOp>(op); step && step.getRole()) {
+      job = step.getJob();
+      index = step.getIndex();
+    } else if (auto unplanned = dyn_cast<plan::UnplannedOp>(op)) {
+      job = unplanned.getJob();
+      index = unplanned.getIndex();
+    }
+    if (!job)
+      continue;
+    auto train = dyn_cast_or_null<plx::TrainOp>(
+        SymbolTable::lookupSymbolIn(module, *job));
+    if (!train) {
+      op.emitOpError("is an alternative plan of @")
+          << *job << ", which is no plx.train of the module";
+      ok = false;
+    } else if (index >= train.getSteps()) {
+      op.emitOpError("is an alternative plan of step ")
+          << index << ", but @" << *job << " runs " << train.getSteps()
+          << " steps";
+      ok = false;
+    }
+  }
+  return success(ok);
+}
+
+} // namespace
+
 FailureOr<std::vector<TrainPrediction>>
 predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
+  if (failed(checkAlternativeJobs(module)))
+    return failure();
   std::vector<TrainPrediction> predictions;
   Progress progress{options.progress};
   bool traced = false;
@@ -854,6 +949,31 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       std::vector<baselines::NamedPlan> plans;
       for (Operation *op : alts.baselines)
         plans.push_back(namedPlanOf(op, setup));
+      // The candidates: the planner's plan first, then the static layouts
+      // it generalises; each must be a plan the strategy allows.
+      std::vector<baselines::NamedPlan> own;
+      for (Operation *op : alts.candidates)
+        own.push_back(namedPlanOf(op, setup));
+      auto symbolOf = [](Operation *op) {
+        return "@" + SymbolTable::getSymbolName(op).str();
+      };
+      for (size_t i = 0; i < plans.size() && failure.empty(); ++i)
+        if (std::string why = alternativeProblem(plans[i], setup.world);
+            !why.empty())
+          failure = symbolOf(alts.baselines[i]) + " " + why;
+      for (size_t i = 0; i < own.size() && failure.empty(); ++i) {
+        if (std::string why = alternativeProblem(own[i], setup.world);
+            !why.empty())
+          failure = symbolOf(alts.candidates[i]) + " " + why;
+        else if (own[i].ok())
+          if (std::string why =
+                  strategyExcludes(trainOp, setup, own[i], false);
+              !why.empty())
+            failure = symbolOf(alts.candidates[i]) + " (" + own[i].name +
+                      ") is a candidate the strategy does not allow: " + why;
+      }
+      if (!failure.empty())
+        break;
       if (step == 0) {
         baselineAcc.resize(plans.size());
         for (size_t i = 0; i < plans.size(); ++i) {
@@ -880,7 +1000,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
 
       // The job's plan: the fastest prediction among its planner's plan,
       // the static finalists and the baselines its strategy admits.
-      baselines::NamedPlan mine = namedPlanOf(alts.candidates.front(), setup);
+      baselines::NamedPlan mine = own.front();
       pred.solverSeconds += mine.solverSeconds;
       primary.outcome.name = mine.name;
       std::vector<Judged> candidates;
@@ -896,11 +1016,9 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       };
       if (mine.ok())
         consider(mine);
-      for (size_t k = 1; k < alts.candidates.size(); ++k) {
-        baselines::NamedPlan f = namedPlanOf(alts.candidates[k], setup);
-        if (f.ok())
-          consider(std::move(f));
-      }
+      for (size_t k = 1; k < own.size(); ++k)
+        if (own[k].ok())
+          consider(std::move(own[k]));
       const Judged *chosen = nullptr;
       for (const Judged &c : candidates)
         if (c.ok() && (!chosen || c.predicted() < chosen->predicted()))
@@ -972,6 +1090,10 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     for (size_t i = 0; i < stepPlans.size(); ++i) {
       const baselines::NamedPlan &p = stepPlans[i];
       const std::string symbol = name + "_step" + std::to_string(i);
+      // A module predicted before keeps only this prediction's plans.
+      if (auto old = dyn_cast_or_null<plan::StepOp>(
+              SymbolTable::lookupSymbolIn(module, symbol)))
+        old.erase();
       if (p.plan)
         buildStepOp(
             builder, trainOp.getLoc(), symbol, static_cast<int64_t>(i), name,

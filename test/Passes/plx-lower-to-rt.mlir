@@ -54,7 +54,7 @@
 // CHECK:         rt.reduce_scatter group zero "zero:0-3" [0, 1, 2, 3] bytes 1967104 async layers [1, 2)
 // CHECK:         rt.reduce_scatter group zero "zero:0-3" [0, 1, 2, 3] bytes 2479104 async layers [0, 1)
 // Ranks 2 and 3 split 2,304 tokens: 1,152 local tokens per all-to-all,
-// 1,152 x 384 x 2 = 1,769,472 bytes.
+// 1,152 x 768 x 2 = 1,769,472 bytes.
 // CHECK-LABEL: rt.program @rank_2 rank 2
 // CHECK:         rt.all_to_all group sp "sp:2-3" [2, 3] bytes 1769472
 // CHECK-LABEL: rt.program @rank_3 rank 3

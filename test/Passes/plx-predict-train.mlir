@@ -8,13 +8,14 @@
 // RUN: FileCheck %s < %t.mlir
 //
 // The prediction sits on the plx.train. The candidate and the baseline
-// static-sp-2 are the same plan, so they predict the same time and the
-// candidate (judged first) is the job's plan; the baselines are listed in
+// "static-sp-2 (copy)" are the same plan, so they predict the same time and
+// the candidate (judged first; a baseline must be strictly faster) is the
+// job's plan, under the candidate's name; the baselines are listed in
 // their IR order, each with its name. pp4-tp1-1f1b is not what the
 // strategy fixes (sp 2, pp 1, ZeRO-3), and says so; the unplanned
 // megatron baseline is infeasible for the reason its op gives.
 // CHECK: plx.train @job {{.*}}plan.prediction = {
-// CHECK-SAME: baselines = [{allowed_by_strategy = true, {{[^}]*}}name = "static-sp-2"
+// CHECK-SAME: baselines = [{allowed_by_strategy = true, {{[^}]*}}name = "static-sp-2 (copy)"
 // CHECK-SAME: {allowed_by_strategy = false, differs_from_strategy = "sp 1 (the strategy fixes sp = 2), pp 4 (the strategy fixes pp = 1), ZeRO-1 (the strategy fixes zero = 3)", {{[^}]*}}name = "pp4-tp1-1f1b"
 // CHECK-SAME: {infeasible = "tp 4 does not divide the 2 KV heads", name = "megatron-tp4-cp1"}]
 // CHECK-SAME: plan = {checkpoint = "selective", layout = {cp = 1 : i64, pp = 1 : i64, sp = 2 : i64, tp = 1 : i64}, microbatches = 1 : i64, strategy = "static-sp-2", zero = 3 : i64}
@@ -29,7 +30,7 @@
 // CHECK-NOT: plan.unplanned
 //
 // The same plan twice predicts the same time.
-// RUN: %python -c "import re, sys; t = open(sys.argv[1]).read(); m = re.search(r'plan.prediction = \{.*', t).group(0); own = re.search(r'predicted_step_time_s = ([0-9.eE+-]+)', m[m.index('memory ='):]).group(1); base = re.search(r'name = \"static-sp-2\", peak_memory_bytes = \d+ : i64, planned_step_time_s = [0-9.eE+-]+ : f64, predicted_step_time_s = ([0-9.eE+-]+)', m).group(1); assert float(own) == float(base), (own, base); print('same time')" %t.mlir | FileCheck %s --check-prefix=TIE
+// RUN: %python -c "import re, sys; t = open(sys.argv[1]).read(); m = re.search(r'plan.prediction = \{.*', t).group(0); own = re.search(r'predicted_step_time_s = ([0-9.eE+-]+)', m[m.index('memory ='):]).group(1); base = re.search(r'name = \"static-sp-2 \(copy\)\", peak_memory_bytes = \d+ : i64, planned_step_time_s = [0-9.eE+-]+ : f64, predicted_step_time_s = ([0-9.eE+-]+)', m).group(1); assert float(own) == float(base), (own, base); print('same time')" %t.mlir | FileCheck %s --check-prefix=TIE
 // TIE: same time
 //
 // Fed what plx-plan-strategy and plx-plan-baselines write (they replace the
@@ -78,7 +79,7 @@ module {
       plan.sp_group degree 2 ranks [2, 3] seqs [4, 0, 1, 3, 5, 6] time 7.0e-4 mem 68905984
     }
   }
-  plan.step @job_step0_baseline0 index 0 world 4 time 7.0e-4 peak_mem 68905984 job @job strategy "static-sp-2" lengths [256, 256, 1024, 256, 1024, 256, 256, 1024] role baseline layout [2, 1, 1, 1] {
+  plan.step @job_step0_baseline0 index 0 world 4 time 7.0e-4 peak_mem 68905984 job @job strategy "static-sp-2 (copy)" lengths [256, 256, 1024, 256, 1024, 256, 256, 1024] role baseline layout [2, 1, 1, 1] {
     plan.microbatch 0 time 7.0e-4 {
       plan.sp_group degree 2 ranks [0, 1] seqs [2, 7] time 7.0e-4 mem 63663104
       plan.sp_group degree 2 ranks [2, 3] seqs [4, 0, 1, 3, 5, 6] time 7.0e-4 mem 68905984
@@ -109,3 +110,8 @@ module {
 // ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': cannot plan step 0 with static-sp-2: sequence 2 needs 90 GB on each of its 2 ranks
 // ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': step 0 has no candidate plan (run plx-plan-strategy before plx-predict-train, as plx-train-pipeline does)
 // ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': @job_step0_candidate0 plans another batch than step 0 draws (its lengths differ)
+// ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': @job_step0_candidate0 runs on 2 ranks, the job on 4
+// ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': @job_step0_candidate0 names layout [4, 1, 1, 1] but its groups are [2, 1, 1, 1]
+// ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': @job_step0_candidate1 (pp4-tp1-1f1b) is a candidate the strategy does not allow: sp 1 (the strategy fixes sp = 2), pp 4 (the strategy fixes pp = 1), ZeRO-1 (the strategy fixes zero = 3)
+// ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: 'plan.unplanned' op is an alternative plan of @ghost, which is no plx.train of the module
+// ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: 'plan.unplanned' op is an alternative plan of step 1, but @job runs 1 steps

@@ -156,6 +156,9 @@ LogicalResult StepOp::verify() {
            << (getRole() ? "role" : "layout") << "`";
   if (getRole() && !getJob())
     return emitOpError("is an alternative plan (`role`) but names no `job`");
+  if (getRole() && !getLengths())
+    return emitOpError("is an alternative plan (`role`) but lists no "
+                       "`lengths`; the judge checks it plans the step's batch");
   if (std::optional<ArrayRef<int64_t>> layout = getLayout()) {
     if (layout->size() != 4)
       return emitOpError("layout lists [sp, tp, cp, pp], 4 degrees, got ")
@@ -230,6 +233,15 @@ LogicalResult StepOp::verifyRegions() {
                << position;
     }
   }
+
+  // With the batch's lengths, the step trains every sequence of it.
+  if (std::optional<ArrayRef<int64_t>> lengths = getLengths())
+    for (int64_t id = 0; id < static_cast<int64_t>(lengths->size()); ++id)
+      if (!seenAt.count(id))
+        return emitOpError("sequence ")
+               << id << " of the step's " << lengths->size()
+               << " lengths is in no group; a step processes every sequence "
+                  "of its batch";
 
   // Micro-batches run one after the other. The tolerance absorbs a sum taken
   // in a different order by the planner.

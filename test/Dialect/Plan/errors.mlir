@@ -398,7 +398,7 @@ plan.step @s index 0 world 1 time 1.0 peak_mem 0 role baseline layout [1, 1, 1, 
 // -----
 
 // expected-error @+1 {{'plan.step' op layout lists [sp, tp, cp, pp], 4 degrees, got 3}}
-plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j role baseline layout [1, 1, 1] {
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j lengths [1] role baseline layout [1, 1, 1] {
   plan.microbatch 0 time 1.0 {
     plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
   }
@@ -407,7 +407,7 @@ plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j role baseline layout [1,
 // -----
 
 // expected-error @+1 {{'plan.step' op layout degrees are at least 1, got 0}}
-plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j role baseline layout [1, 0, 1, 1] {
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j lengths [1] role baseline layout [1, 0, 1, 1] {
   plan.microbatch 0 time 1.0 {
     plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
   }
@@ -416,7 +416,16 @@ plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j role baseline layout [1,
 // -----
 
 // expected-error @+1 {{'plan.step' op solver time must be a finite, non-negative number of seconds, got -1}}
-plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j role candidate layout [1, 1, 1, 1] solver_time -1.0 {
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j lengths [1] role candidate layout [1, 1, 1, 1] solver_time -1.0 {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'plan.step' op is an alternative plan (`role`) but lists no `lengths`; the judge checks it plans the step's batch}}
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j role baseline layout [1, 1, 1, 1] {
   plan.microbatch 0 time 1.0 {
     plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
   }
@@ -437,3 +446,13 @@ plan.unplanned @u index -2 job @j strategy "x" role baseline reason "r"
 
 // expected-error @+1 {{'plan.unplanned' op says why its plan could not be made; `reason` is empty}}
 plan.unplanned @u index 0 job @j strategy "x" role baseline reason ""
+
+// -----
+
+// With `lengths`, every sequence of the batch is in a group.
+// expected-error @+1 {{'plan.step' op sequence 1 of the step's 3 lengths is in no group; a step processes every sequence of its batch}}
+plan.step @s index 0 world 2 time 1.0 peak_mem 10 lengths [5, 6, 7] {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 2 ranks [0, 1] seqs [0, 2] time 1.0 mem 10
+  }
+}

@@ -52,21 +52,21 @@ DatasetDesc githubLike() {
 
 TEST(BatchSampler, SmallVectorDrop) {
   auto s = BatchSampler::create(smallVector(Overlong::Drop));
-  ASSERT_TRUE(s.sampler) << s.error;
-  EXPECT_EQ(s.sampler->usable(), 6);
-  Batch b0 = s.sampler->draw(3, 0, 0);
+  ASSERT_TRUE(s.value.has_value()) << s.error;
+  EXPECT_EQ(s->usable(), 6);
+  Batch b0 = s->draw(3, 0, 0);
   ASSERT_TRUE(b0.ok()) << b0.error;
   EXPECT_EQ(b0.lengths, (Lengths{128, 128, 256}));
   EXPECT_EQ(b0.dropped, 0);
   // Lines 5 (1025 -> 1152) and 6 (5000 -> 5120) fall inside batch 1.
-  Batch b1 = s.sampler->draw(3, 1, 0);
+  Batch b1 = s->draw(3, 1, 0);
   ASSERT_TRUE(b1.ok()) << b1.error;
   EXPECT_EQ(b1.lengths, (Lengths{1024, 1024, 384}));
   EXPECT_EQ(b1.dropped, 2);
   EXPECT_EQ(b1.truncated, 0);
   // A file source ignores the seed.
-  EXPECT_EQ(s.sampler->draw(3, 1, 99).lengths, b1.lengths);
-  Batch b2 = s.sampler->draw(3, 2, 0);
+  EXPECT_EQ(s->draw(3, 1, 99).lengths, b1.lengths);
+  Batch b2 = s->draw(3, 2, 0);
   EXPECT_FALSE(b2.ok());
   EXPECT_NE(b2.error.find("needs 9 usable lengths"), std::string::npos)
       << b2.error;
@@ -105,7 +105,7 @@ TEST(BatchSampler, Errors) {
             std::string::npos);
   d = smallVector(Overlong::Drop);
   d.lengths.push_back(0);
-  EXPECT_FALSE(BatchSampler::create(d).sampler);
+  EXPECT_FALSE(BatchSampler::create(d).value.has_value());
   d = smallVector(Overlong::Drop);
   d.lengths.clear();
   d.path = "/nonexistent/lengths.txt";
@@ -113,13 +113,13 @@ TEST(BatchSampler, Errors) {
             std::string::npos);
   d = githubLike();
   d.weights.pop_back();
-  EXPECT_FALSE(BatchSampler::create(d).sampler);
+  EXPECT_FALSE(BatchSampler::create(d).value.has_value());
   d = githubLike();
   d.bounds[2] = d.bounds[1];
-  EXPECT_FALSE(BatchSampler::create(d).sampler);
+  EXPECT_FALSE(BatchSampler::create(d).value.has_value());
   d = githubLike();
   std::fill(d.weights.begin(), d.weights.end(), 0.0);
-  EXPECT_FALSE(BatchSampler::create(d).sampler);
+  EXPECT_FALSE(BatchSampler::create(d).value.has_value());
   // Every weighted bin above the clamp can never yield a length.
   d = githubLike();
   d.weights = {0, 0, 0, 0, 0, 0, 1};
@@ -127,7 +127,7 @@ TEST(BatchSampler, Errors) {
   EXPECT_NE(BatchSampler::create(d).error.find("above the clamp"),
             std::string::npos);
   d = lognormal(1, -1);
-  EXPECT_FALSE(BatchSampler::create(d).sampler);
+  EXPECT_FALSE(BatchSampler::create(d).value.has_value());
   EXPECT_FALSE(drawBatch(lognormal(1, 1), 0, 0, 1).ok());
   EXPECT_FALSE(drawBatch(lognormal(1, 1), 4, -1, 1).ok());
 }
@@ -162,12 +162,12 @@ TEST(BatchSampler, WikipediaFlexSP) {
   d.padding = 128;
   d.clamp = 393216 - 128;
   auto s = BatchSampler::create(d);
-  ASSERT_TRUE(s.sampler) << s.error;
-  EXPECT_EQ(s.sampler->usable(), 999998); // two lines dropped
+  ASSERT_TRUE(s.value.has_value()) << s.error;
+  EXPECT_EQ(s->usable(), 999998); // two lines dropped
   const int64_t gbs = 512;
 
   // The file starts 368 99 1330 945 188 236 74 1028.
-  Batch b0 = s.sampler->draw(gbs, 0, 0);
+  Batch b0 = s->draw(gbs, 0, 0);
   ASSERT_TRUE(b0.ok()) << b0.error;
   ASSERT_EQ(b0.lengths.size(), size_t(gbs));
   EXPECT_EQ(Lengths(b0.lengths.begin(), b0.lengths.begin() + 8),
@@ -188,17 +188,17 @@ TEST(BatchSampler, WikipediaFlexSP) {
   }
   ASSERT_EQ(filtered.size(), 999998u);
   for (int64_t i : {1, 3, 768, 769, 770, 1952}) {
-    Batch b = s.sampler->draw(gbs, i, 0);
+    Batch b = s->draw(gbs, i, 0);
     ASSERT_TRUE(b.ok()) << b.error;
     EXPECT_EQ(b.lengths, Lengths(filtered.begin() + i * gbs,
                                  filtered.begin() + (i + 1) * gbs))
         << "batch " << i;
   }
   // The first overlong line (index 393845) lies in batch 769.
-  EXPECT_EQ(s.sampler->draw(gbs, 768, 0).dropped, 0);
-  EXPECT_EQ(s.sampler->draw(gbs, 769, 0).dropped, 1);
+  EXPECT_EQ(s->draw(gbs, 768, 0).dropped, 0);
+  EXPECT_EQ(s->draw(gbs, 769, 0).dropped, 1);
   // 999998 / 512 = 1953 full batches.
-  EXPECT_FALSE(s.sampler->draw(gbs, 1953, 0).ok());
+  EXPECT_FALSE(s->draw(gbs, 1953, 0).ok());
 }
 
 TEST(BatchSampler, SyntheticDeterminism) {
@@ -207,8 +207,8 @@ TEST(BatchSampler, SyntheticDeterminism) {
     d.clamp = 65536;
     d.padding = 64;
     auto s = BatchSampler::create(d);
-    ASSERT_TRUE(s.sampler) << s.error;
-    Batch a = s.sampler->draw(256, 3, 42);
+    ASSERT_TRUE(s.value.has_value()) << s.error;
+    Batch a = s->draw(256, 3, 42);
     ASSERT_TRUE(a.ok()) << a.error;
     ASSERT_EQ(a.lengths.size(), 256u);
     for (int64_t v : a.lengths) {
@@ -217,14 +217,14 @@ TEST(BatchSampler, SyntheticDeterminism) {
       EXPECT_EQ(v % 64, 0);
     }
     // Same seed, same batch; and from a fresh sampler after other steps.
-    EXPECT_EQ(s.sampler->draw(256, 3, 42).lengths, a.lengths);
+    EXPECT_EQ(s->draw(256, 3, 42).lengths, a.lengths);
     auto fresh = BatchSampler::create(d);
     for (int64_t step = 0; step < 3; ++step)
-      (void)fresh.sampler->draw(256, step, 42);
-    EXPECT_EQ(fresh.sampler->draw(256, 3, 42).lengths, a.lengths);
+      (void)fresh->draw(256, step, 42);
+    EXPECT_EQ(fresh->draw(256, 3, 42).lengths, a.lengths);
     // Different seed or different step differ.
-    EXPECT_NE(s.sampler->draw(256, 3, 43).lengths, a.lengths);
-    EXPECT_NE(s.sampler->draw(256, 4, 42).lengths, a.lengths);
+    EXPECT_NE(s->draw(256, 3, 43).lengths, a.lengths);
+    EXPECT_NE(s->draw(256, 4, 42).lengths, a.lengths);
   }
 }
 
