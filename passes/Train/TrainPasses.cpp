@@ -447,17 +447,26 @@ LogicalResult checkRankGuard(ModuleOp module, StringRef pass, int64_t ranks) {
                             << ranks;
 }
 
+/// A planning stage (plx-plan-strategy, plx-plan-baselines) on `module`
+/// with its options; fails on a bad guard or when a plan cannot be written.
+LogicalResult runPlanning(ModuleOp module, StringRef pass,
+                          int64_t maxSimulatedRanks, bool progress,
+                          LogicalResult (*stage)(ModuleOp,
+                                                 const train::PlanningOptions &)) {
+  if (failed(checkRankGuard(module, pass, maxSimulatedRanks)))
+    return failure();
+  train::PlanningOptions options;
+  options.maxSimulatedRanks = maxSimulatedRanks;
+  options.progress = progressSink(progress);
+  return stage(module, options);
+}
+
 struct PlanStrategyPass
     : train::impl::PlanStrategyPassBase<PlanStrategyPass> {
   using PlanStrategyPassBase::PlanStrategyPassBase;
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (failed(checkRankGuard(module, getArgument(), maxSimulatedRanks)))
-      return signalPassFailure();
-    train::PlanningOptions options;
-    options.maxSimulatedRanks = maxSimulatedRanks;
-    options.progress = progressSink(progress);
-    if (failed(train::planStrategyAlternatives(module, options)))
+    if (failed(runPlanning(getOperation(), getArgument(), maxSimulatedRanks,
+                           progress, train::planStrategyAlternatives)))
       signalPassFailure();
   }
 };
@@ -466,13 +475,8 @@ struct PlanBaselinesPass
     : train::impl::PlanBaselinesPassBase<PlanBaselinesPass> {
   using PlanBaselinesPassBase::PlanBaselinesPassBase;
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (failed(checkRankGuard(module, getArgument(), maxSimulatedRanks)))
-      return signalPassFailure();
-    train::PlanningOptions options;
-    options.maxSimulatedRanks = maxSimulatedRanks;
-    options.progress = progressSink(progress);
-    if (failed(train::planBaselineAlternatives(module, options)))
+    if (failed(runPlanning(getOperation(), getArgument(), maxSimulatedRanks,
+                           progress, train::planBaselineAlternatives)))
       signalPassFailure();
   }
 };

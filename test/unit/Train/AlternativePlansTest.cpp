@@ -13,7 +13,7 @@
 #include "passes/Train/TrainJob.h"
 #include "passes/Train/TrainPipeline.h"
 
-#include "TrainFixtures.h"
+#include "Train4Fixture.h"
 
 #include "passes/Simulate/FabricCommTime.h"
 
@@ -31,23 +31,8 @@ using fixtures::train4Spec;
 
 namespace {
 
-class AlternativePlans : public ::testing::Test {
+class AlternativePlans : public fixtures::Train4Job {
 protected:
-  AlternativePlans() {
-    context.loadDialect<plx::PlxDialect, plan::PlanDialect>();
-  }
-
-  void load(const std::string &strategy, bool placed = false) {
-    module = mlir::parseSourceString<mlir::ModuleOp>(
-        train4Spec(strategy, placed), &context);
-    ASSERT_TRUE(module);
-    module->walk([&](plx::TrainOp op) { train = op; });
-    ASSERT_TRUE(train);
-    mlir::FailureOr<TrainOps> ops = trainOps(train);
-    ASSERT_TRUE(mlir::succeeded(ops));
-    setup = trainSetupOf(*ops);
-  }
-
   /// Writes `plan` as alternative `k` of step 0, checks the module still
   /// verifies, and reads it back.
   baselines::NamedPlan roundTrip(const baselines::NamedPlan &plan,
@@ -143,11 +128,6 @@ protected:
     }
   }
 
-  mlir::MLIRContext context;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  plx::TrainOp train;
-  baselines::TrainSetup setup;
-  prog::CommTimeFn comm = fixtures::bytesOverRanks(1e-10); // 10 GB/s
 };
 
 } // namespace

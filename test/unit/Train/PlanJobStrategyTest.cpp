@@ -10,7 +10,7 @@
 #include "passes/Train/TrainJob.h"
 #include "passes/Train/TrainPipeline.h"
 
-#include "TrainFixtures.h"
+#include "Train4Fixture.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -28,24 +28,8 @@ namespace {
 using fixtures::kTrain4Lengths;
 using fixtures::train4Spec;
 
-class PlanJobStrategy : public ::testing::Test {
+class PlanJobStrategy : public fixtures::Train4Job {
 protected:
-  PlanJobStrategy() {
-    context.loadDialect<plx::PlxDialect, plan::PlanDialect>();
-  }
-
-  /// Parses the spec with `strategy`; sets `train` and `setup`.
-  void load(const std::string &strategy) {
-    module =
-        mlir::parseSourceString<mlir::ModuleOp>(train4Spec(strategy), &context);
-    ASSERT_TRUE(module);
-    module->walk([&](plx::TrainOp op) { train = op; });
-    ASSERT_TRUE(train);
-    mlir::FailureOr<TrainOps> ops = trainOps(train);
-    ASSERT_TRUE(mlir::succeeded(ops));
-    setup = trainSetupOf(*ops);
-  }
-
   baselines::NamedPlan plan(std::vector<baselines::NamedPlan> *finalists,
                             bool allowPlanners = true) {
     return planJobStrategy(setup, kTrain4Lengths, train, comm, allowPlanners,
@@ -57,11 +41,6 @@ protected:
     return baselines::planStaticLayout(setup, kTrain4Lengths, {d, 1, 1, 1}, comm);
   }
 
-  mlir::MLIRContext context;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  plx::TrainOp train;
-  baselines::TrainSetup setup;
-  prog::CommTimeFn comm = fixtures::bytesOverRanks(1e-10); // 10 GB/s
 };
 
 } // namespace
