@@ -911,6 +911,8 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     std::vector<Accumulator> baselineAcc;
     const BoundChoices boundChoices = boundChoicesOf(trainOp, setup);
     std::string failure;
+    // Where the failure is: the alternative at fault, else the job.
+    std::optional<Location> failureLoc;
     std::optional<Judged> firstStep;
     // Every step's chosen plan (not its simulation), written as plan IR
     // once every step has planned.
@@ -938,10 +940,12 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
         for (Operation *op : *list)
           if (auto planned = dyn_cast<plan::StepOp>(op);
               planned && planned.getLengths() &&
-              ArrayRef<int64_t>(batch.lengths) != *planned.getLengths())
+              ArrayRef<int64_t>(batch.lengths) != *planned.getLengths()) {
+            failureLoc = planned.getLoc();
             failure = "@" + planned.getSymName().str() +
-                      " plans another batch than step " +
-                      std::to_string(step) + " draws (its lengths differ)";
+                      " plans another batch than step " + std::to_string(step) +
+                      " draws (its lengths differ)";
+          }
       if (!failure.empty())
         break;
 
@@ -959,18 +963,22 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       };
       for (size_t i = 0; i < plans.size() && failure.empty(); ++i)
         if (std::string why = alternativeProblem(plans[i], setup.world);
-            !why.empty())
+            !why.empty()) {
+          failureLoc = alts.baselines[i]->getLoc();
           failure = symbolOf(alts.baselines[i]) + " " + why;
+        }
       for (size_t i = 0; i < own.size() && failure.empty(); ++i) {
         if (std::string why = alternativeProblem(own[i], setup.world);
-            !why.empty())
+            !why.empty()) {
+          failureLoc = alts.candidates[i]->getLoc();
           failure = symbolOf(alts.candidates[i]) + " " + why;
-        else if (own[i].ok())
-          if (std::string why =
-                  strategyExcludes(trainOp, setup, own[i], false);
-              !why.empty())
+        } else if (own[i].ok())
+          if (std::string why = strategyExcludes(trainOp, setup, own[i], false);
+              !why.empty()) {
+            failureLoc = alts.candidates[i]->getLoc();
             failure = symbolOf(alts.candidates[i]) + " (" + own[i].name +
                       ") is a candidate the strategy does not allow: " + why;
+          }
       }
       if (!failure.empty())
         break;
@@ -1078,7 +1086,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     if (!failure.empty()) {
       std::string why = "train job '" + name + "': " + failure;
       pred.primary = PlanOutcome{};
-      jobFailed(trainOp.getLoc(), why);
+      jobFailed(failureLoc.value_or(trainOp.getLoc()), why);
       continue;
     }
     if (firstStep && firstStep->plan.plan)

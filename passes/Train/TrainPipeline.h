@@ -234,8 +234,11 @@ mlir::LogicalResult planBaselineAlternatives(mlir::ModuleOp module,
 /// the fastest feasible one its strategy admits (a candidate, or an
 /// admitted baseline). The alternatives are removed and every step's
 /// chosen plan is added as `@<job>_step<i>`. A job without candidates, or
-/// whose steps no plan can run, is an error emitted on the job; the other
-/// jobs of the spec are still predicted.
+/// whose steps no plan can run, is an error emitted on the job (on the
+/// alternative at fault when one cannot stand for the job's plan: another
+/// batch, other ranks, a layout its groups do not have, a candidate the
+/// strategy does not allow); the other jobs of the spec are still
+/// predicted.
 mlir::FailureOr<std::vector<TrainPrediction>>
 predictTrainJobs(mlir::ModuleOp module, const PipelineOptions &options);
 

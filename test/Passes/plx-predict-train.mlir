@@ -57,7 +57,9 @@
 // RUN: not plx-opt %s -plx-predict-train=max-simulated-ranks=0 2>&1 | FileCheck %s --check-prefix=RANKS
 // RANKS: error: plx-predict-train: max-simulated-ranks must be at least 1, got 0
 //
-// A job whose alternatives cannot run: Inputs/predict-errors.mlir.
+// A job whose alternatives cannot run: Inputs/predict-errors.mlir. An
+// alternative that cannot stand for the job's plan is the error's location
+// (the third to sixth cases), else the job.
 // RUN: not plx-opt %S/Inputs/predict-errors.mlir -split-input-file -plx-predict-train 2>&1 | FileCheck %s --check-prefix=ERR
 
 module {
@@ -109,9 +111,9 @@ module {
 
 // ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': cannot plan step 0 with static-sp-2: sequence 2 needs 90 GB on each of its 2 ranks
 // ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': step 0 has no candidate plan (run plx-plan-strategy before plx-predict-train, as plx-train-pipeline does)
-// ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': @job_step0_candidate0 plans another batch than step 0 draws (its lengths differ)
-// ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': @job_step0_candidate0 runs on 2 ranks, the job on 4
-// ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': @job_step0_candidate0 names layout [4, 1, 1, 1] but its groups are [2, 1, 1, 1]
-// ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': @job_step0_candidate1 (pp4-tp1-1f1b) is a candidate the strategy does not allow: sp 1 (the strategy fixes sp = 2), pp 4 (the strategy fixes pp = 1), ZeRO-1 (the strategy fixes zero = 3)
-// ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: 'plan.unplanned' op is an alternative plan of @ghost, which is no plx.train of the module
-// ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: 'plan.unplanned' op is an alternative plan of step 1, but @job runs 1 steps
+// ERR: predict-errors.mlir:{{[0-9]+}} offset :15:3: error: train job 'job': @job_step0_candidate0 plans another batch than step 0 draws (its lengths differ)
+// ERR: predict-errors.mlir:{{[0-9]+}} offset :15:3: error: train job 'job': @job_step0_candidate0 runs on 2 ranks, the job on 4
+// ERR: predict-errors.mlir:{{[0-9]+}} offset :15:3: error: train job 'job': @job_step0_candidate0 names layout [4, 1, 1, 1] but its groups are [2, 1, 1, 1]
+// ERR: predict-errors.mlir:{{[0-9]+}} offset :22:3: error: train job 'job': @job_step0_candidate1 (pp4-tp1-1f1b) is a candidate the strategy does not allow: sp 1 (the strategy fixes sp = 2), pp 4 (the strategy fixes pp = 1), ZeRO-1 (the strategy fixes zero = 3)
+// ERR: predict-errors.mlir:{{[0-9]+}} offset :22:3: error: 'plan.unplanned' op is an alternative plan of @ghost, which is no plx.train of the module
+// ERR: predict-errors.mlir:{{[0-9]+}} offset :23:3: error: 'plan.unplanned' op is an alternative plan of step 1, but @job runs 1 steps
