@@ -930,7 +930,9 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       if (found == alternatives.end() || found->second.candidates.empty()) {
         failure = "step " + std::to_string(step) +
                   " has no candidate plan (run plx-plan-strategy before "
-                  "plx-predict-train, as plx-train-pipeline does)";
+                  "plx-predict-train, as plx-train-pipeline does, with a "
+                  "max-simulated-ranks of at least the job's " +
+                  std::to_string(setup.world) + " ranks)";
         break;
       }
       const StepAlternatives &alts = found->second;

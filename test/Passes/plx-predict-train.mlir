@@ -54,6 +54,10 @@
 // RUN: %python -c "import sys; a, b = (float(open(f).read()) for f in sys.argv[1:]); assert 0 < b < a, (a, b); print('alone faster')" %t-with.txt %t-without.txt | FileCheck %s --check-prefix=ALONE
 // ALONE: alone faster
 //
+// Planned under a smaller guard than predict's, the job has no candidates,
+// and the error says which guard to raise.
+// RUN: plx-opt %s -plx-plan-strategy=max-simulated-ranks=2 | not plx-opt -plx-predict-train 2>&1 | FileCheck %s --check-prefix=GUARD
+// GUARD: error: train job 'job': step 0 has no candidate plan ({{.*}}with a max-simulated-ranks of at least the job's 4 ranks)
 // RUN: not plx-opt %s -plx-predict-train=max-simulated-ranks=0 2>&1 | FileCheck %s --check-prefix=RANKS
 // RANKS: error: plx-predict-train: max-simulated-ranks must be at least 1, got 0
 //
@@ -110,7 +114,7 @@ module {
 }
 
 // ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': cannot plan step 0 with static-sp-2: sequence 2 needs 90 GB on each of its 2 ranks
-// ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': step 0 has no candidate plan (run plx-plan-strategy before plx-predict-train, as plx-train-pipeline does)
+// ERR: predict-errors.mlir:{{[0-9]+}} offset :{{[0-9]+}}:3: error: train job 'job': step 0 has no candidate plan (run plx-plan-strategy before plx-predict-train, as plx-train-pipeline does, with a max-simulated-ranks of at least the job's 4 ranks)
 // ERR: predict-errors.mlir:{{[0-9]+}} offset :15:3: error: train job 'job': @job_step0_candidate0 plans another batch than step 0 draws (its lengths differ)
 // ERR: predict-errors.mlir:{{[0-9]+}} offset :15:3: error: train job 'job': @job_step0_candidate0 runs on 2 ranks, the job on 4
 // ERR: predict-errors.mlir:{{[0-9]+}} offset :15:3: error: train job 'job': @job_step0_candidate0 names layout [4, 1, 1, 1] but its groups are [2, 1, 1, 1]
