@@ -18,6 +18,10 @@
 
 namespace plexus::report {
 
+/// The attribute the prediction passes (plx-predict-train,
+/// plx-serve-pipeline) attach to each job with its report.
+constexpr const char kPredictionAttrName[] = "plan.prediction";
+
 /// `j` as a dictionary: objects as dictionaries, arrays as arrays, integers
 /// as i64, other numbers as f64, strings, booleans, null as a unit
 /// attribute. The object under the top-level key `namedKey` (when present)

@@ -14,10 +14,6 @@ namespace plexus::servejob {
 #define GEN_PASS_REGISTRATION
 #include "passes/ServeJob/Passes.h.inc"
 
-/// The attribute plx-serve-pipeline attaches to each plx.serve
-/// (ServePipeline.h, servePredictionAttr).
-constexpr const char kPredictionAttrName[] = "plan.prediction";
-
 /// plxc's stage for serve jobs: plx-serve-pipeline with the strategy's
 /// wave interval and the baselines, `tracePath` (unless empty) receiving
 /// the first job's replay.

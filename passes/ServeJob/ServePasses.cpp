@@ -8,6 +8,7 @@
 #include "passes/ServeJob/Passes.h"
 
 #include "dialects/Plan/IR/PlanDialect.h"
+#include "passes/Report/ReportAttr.h"
 #include "passes/ServeJob/ServePipeline.h"
 
 #include "mlir/IR/Builders.h"
@@ -52,7 +53,7 @@ struct ServePipelinePass
       return signalPassFailure();
     for (const servejob::ServePrediction &p : *predictions)
       if (auto serve = module.lookupSymbol<plx::ServeOp>(p.job))
-        serve->setAttr(servejob::kPredictionAttrName,
+        serve->setAttr(report::kPredictionAttrName,
                        servejob::servePredictionAttr(&getContext(), p));
     if (!tracePath.empty() && !predictions->empty())
       if (std::string error =

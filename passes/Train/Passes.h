@@ -30,10 +30,6 @@ namespace plexus::train {
 #define GEN_PASS_REGISTRATION
 #include "passes/Train/Passes.h.inc"
 
-/// The attribute plx-predict-train attaches to each plx.train
-/// (TrainPipeline.h, predictionAttr).
-constexpr const char kPredictionAttrName[] = "plan.prediction";
-
 /// The options of `plx-train-pipeline`, handed to its passes.
 struct TrainPipelineOptions
     : public mlir::PassPipelineOptions<TrainPipelineOptions> {

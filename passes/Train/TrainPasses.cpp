@@ -16,6 +16,7 @@
 #include "passes/Train/FlexSpModel.h"
 #include "passes/Train/PipelineStepIR.h"
 #include "passes/Train/TrainJob.h"
+#include "passes/Report/ReportAttr.h"
 #include "passes/Train/TrainPipeline.h"
 
 #include "mlir/IR/Builders.h"
@@ -503,7 +504,7 @@ struct PredictTrainPass
       auto trainOp = dyn_cast_or_null<plx::TrainOp>(
           SymbolTable::lookupSymbolIn(module, p.job));
       if (trainOp)
-        trainOp->setAttr(train::kPredictionAttrName,
+        trainOp->setAttr(report::kPredictionAttrName,
                          train::predictionAttr(&getContext(), p));
       failedJob = failedJob || !p.error.empty();
     }

@@ -21,6 +21,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "passes/Instantiate/Passes.h"
 #include "passes/Placement/Passes.h"
+#include "passes/Report/ReportAttr.h"
 #include "passes/ServeJob/Passes.h"
 #include "passes/ServeJob/ServePipeline.h"
 #include "passes/Train/Passes.h"
@@ -298,7 +299,7 @@ int main(int argc, char **argv) {
     for (auto train : module->getOps<plexus::plx::TrainOp>()) {
       ++trainJobs;
       auto prediction = train->getAttrOfType<mlir::DictionaryAttr>(
-          plexus::train::kPredictionAttrName);
+          plexus::report::kPredictionAttrName);
       if (!prediction)
         return false;
       nlohmann::ordered_json j = plexus::train::predictionReport(prediction);
@@ -307,18 +308,15 @@ int main(int argc, char **argv) {
       predictions[train.getSymName().str()] = std::move(j);
       // Rendered; the plan IR plxc prints keeps the plans, not the report
       // (whose solver time is not deterministic).
-      train->removeAttr(plexus::train::kPredictionAttrName);
+      train->removeAttr(plexus::report::kPredictionAttrName);
     }
     if (pipelineFailed && !jobsFailed)
       return false;
     // The serve pipeline: plan and replay each serve job
     // (passes/ServeJob/ServePipeline.h); the first one's replay is the
     // trace when there is no train job.
-    size_t serveJobs = 0;
-    for (auto serve : module->getOps<plexus::plx::ServeOp>()) {
-      (void)serve;
-      ++serveJobs;
-    }
+    const size_t serveJobs =
+        llvm::range_size(module->getOps<plexus::plx::ServeOp>());
     if (!tracePath.empty() && trainJobs == 0 && serveJobs == 0) {
       std::cerr << "plxc: error: --trace needs a train or serve job\n";
       return false;
@@ -333,12 +331,12 @@ int main(int argc, char **argv) {
         return false;
       for (auto serve : module->getOps<plexus::plx::ServeOp>()) {
         auto prediction = serve->getAttrOfType<mlir::DictionaryAttr>(
-            plexus::servejob::kPredictionAttrName);
+            plexus::report::kPredictionAttrName);
         if (!prediction)
           return false;
         predictions[serve.getSymName().str()] =
             plexus::servejob::servePredictionReport(prediction);
-        serve->removeAttr(plexus::servejob::kPredictionAttrName);
+        serve->removeAttr(plexus::report::kPredictionAttrName);
       }
     }
     if (!outputDir.empty()) {
