@@ -124,7 +124,7 @@ def selftest():
         ("passes/Baselines/StepPlanners.h", "passes/StepModel/StepPlan.h",
          False),
         ("passes/Baselines/StepPlanners.h", "codegen/Cpp/EmitCpp.h", True),
-        ("passes/Lower/PipelineLowering.cpp",
+        ("passes/Lower/StepLowering.cpp",
          "passes/DynamicPP/PipelineSchedule.h", True),
         ("passes/Lower/StepLowering.h", "passes/Simulate/EventSimulator.h",
          True),

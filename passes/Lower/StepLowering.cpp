@@ -7,6 +7,8 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 namespace plexus::lower {
 
@@ -15,10 +17,6 @@ using namespace step;
 namespace {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-int64_t roundBytes(double bytes) {
-  return static_cast<int64_t>(std::llround(bytes));
-}
 
 } // namespace
 
@@ -66,24 +64,138 @@ std::string communicatorName(prog::GroupKind kind,
 
 namespace {
 
-/// Everything the emitters of one rank need.
-struct RankContext {
-  const TrainModel &model;
-  const StepPlan &plan;
-  const LoweringOptions &options;
-  int64_t rank = 0;
-  int64_t zeroWays = 1;
-  std::vector<int64_t> zeroRanks; ///< the rank's ZeRO / data-parallel group
-  prog::Program &program;
-  double &flops;
+std::string num(int64_t v) { return std::to_string(v); }
+
+/// What a stage does: a chunk's pass, or a message to a neighbour.
+enum class StepKind {
+  Forward,
+  Backward,
+  SendActivations,
+  RecvActivations,
+  SendGradients,
+  RecvGradients
 };
 
+struct StageStep {
+  StepKind kind = StepKind::Forward;
+  int64_t position = 0;
+};
+
+/// Where each pass sits in a stage's order: at[k] for the forward of
+/// position k, at[n + k] for its backward.
+std::vector<size_t> passIndex(const std::vector<int64_t> &order) {
+  const size_t n = order.size() / 2;
+  std::vector<size_t> at(2 * n, 0);
+  for (size_t i = 0; i < order.size(); ++i)
+    at[order[i] >= 0 ? static_cast<size_t>(order[i])
+                     : n + static_cast<size_t>(-order[i] - 1)] = i;
+  return at;
+}
+
+/// Stage `stage`'s computations and messages for one pipeline, in program
+/// order, from every stage's 1F1B order (the file comment of
+/// StepLowering.h). A send is paired with the receive after it exactly
+/// when the neighbour runs the two passes the other way round.
+std::vector<StageStep>
+stageSteps(const std::vector<std::vector<int64_t>> &orders, int64_t stage) {
+  const int64_t stages = static_cast<int64_t>(orders.size());
+  const bool first = stage == 0, last = stage == stages - 1;
+  const bool sendFirst = stage % 2 == 0;
+  const std::vector<int64_t> &order = orders[static_cast<size_t>(stage)];
+  const size_t n = order.size() / 2;
+  std::vector<size_t> above, below;
+  if (!first)
+    above = passIndex(orders[static_cast<size_t>(stage - 1)]);
+  if (!last)
+    below = passIndex(orders[static_cast<size_t>(stage + 1)]);
+  auto pos = [](int64_t k) { return static_cast<size_t>(k); };
+  std::vector<bool> haveActivations(n, false), haveGradients(n, false);
+  std::vector<StageStep> steps;
+  auto pair = [&](StageStep send, StageStep recv) {
+    steps.push_back(sendFirst ? send : recv);
+    steps.push_back(sendFirst ? recv : send);
+  };
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int64_t op = order[i];
+    const bool hasNext = i + 1 < order.size();
+    const int64_t next = hasNext ? order[i + 1] : 0;
+    if (op >= 0) {
+      if (!first && !haveActivations[pos(op)])
+        steps.push_back({StepKind::RecvActivations, op});
+      steps.push_back({StepKind::Forward, op});
+      if (last)
+        continue;
+      StageStep send{StepKind::SendActivations, op};
+      // The next stage runs the backward that comes next here before this
+      // forward: it sends those gradients, then takes these activations.
+      const int64_t k = -next - 1;
+      if (hasNext && next < 0 && below[n + pos(k)] < below[pos(op)]) {
+        pair(send, {StepKind::RecvGradients, k});
+        haveGradients[pos(k)] = true;
+      } else {
+        steps.push_back(send);
+      }
+    } else {
+      const int64_t k = -op - 1;
+      if (!last && !haveGradients[pos(k)])
+        steps.push_back({StepKind::RecvGradients, k});
+      steps.push_back({StepKind::Backward, k});
+      if (first)
+        continue;
+      StageStep send{StepKind::SendGradients, k};
+      // The stage before runs the forward that comes next here before
+      // this backward: it sends those activations, then takes these
+      // gradients.
+      if (hasNext && next >= 0 && above[pos(next)] < above[n + pos(k)]) {
+        pair(send, {StepKind::RecvActivations, next});
+        haveActivations[pos(next)] = true;
+      } else {
+        steps.push_back(send);
+      }
+    }
+  }
+  return steps;
+}
+
+/// The messages of the link between a stage and the next, as one side
+/// posts them: (backward?, position) in program order.
+std::vector<std::pair<bool, int64_t>>
+linkMessages(const std::vector<StageStep> &steps, bool upperSide) {
+  std::vector<std::pair<bool, int64_t>> out;
+  for (const StageStep &s : steps) {
+    const bool activations = upperSide ? s.kind == StepKind::SendActivations
+                                       : s.kind == StepKind::RecvActivations;
+    const bool gradients = upperSide ? s.kind == StepKind::RecvGradients
+                                     : s.kind == StepKind::SendGradients;
+    if (activations || gradients)
+      out.push_back({gradients, s.position});
+  }
+  return out;
+}
+
+/// Where a rank sits in one phase: its group and its position in it.
+struct Seat {
+  const ScheduledGroup *group = nullptr;
+  size_t index = 0; ///< the group's index in the phase
+  RankPosition pos;
+};
+
+Seat seatOf(const SchedulePhase &phase, int64_t rank) {
+  for (size_t i = 0; i < phase.groups.size(); ++i) {
+    const ScheduledGroup &g = phase.groups[i];
+    if (rank >= g.firstRank && rank < g.firstRank + g.layout.degree())
+      return {&g, i, positionOf(g.layout, rank - g.firstRank)};
+  }
+  return {};
+}
+
+/// The ranks a rank talks to in its group.
 struct GroupRanks {
   std::vector<int64_t> tp, ulysses, cp;
   int64_t prevStage = -1, nextStage = -1; ///< same position, other stage
 };
 
-GroupRanks groupRanks(const PlannedGroup &g, const RankPosition &pos) {
+GroupRanks groupRanks(const ScheduledGroup &g, const RankPosition &pos) {
   GroupRanks r;
   const GroupLayout &l = g.layout;
   auto at = [&](RankPosition p) { return g.firstRank + localRankOf(l, p); };
@@ -100,505 +212,540 @@ GroupRanks groupRanks(const PlannedGroup &g, const RankPosition &pos) {
   return r;
 }
 
-/// Emits one micro-batch's forward or backward on one rank.
+/// One chunk on one stage of its group: the same for every rank there.
+struct ChunkWork {
+  const ScheduledChunk *chunk = nullptr;
+  std::vector<int64_t> seqs, slices;
+  std::vector<ChunkLayerCost> layers; ///< the stage's layers, in order
+  int64_t checkpointed = 0;           ///< the stage's first layers
+  int64_t messageBytes = 0;           ///< activations (or gradients)
+  bool idle() const { return seqs.empty(); }
+};
+
+/// Everything the emitter of one rank needs besides its group.
+struct RankContext {
+  const TrainModel &model;
+  const StepSchedule &schedule;
+  const LoweringOptions &options;
+  int64_t zeroWays = 1;
+  const std::vector<int64_t> &zeroRanks; ///< the rank's ZeRO group
+  prog::Program &program;
+};
+
+/// Emits the passes of one group's chunks on one rank.
 class PassEmitter {
 public:
-  PassEmitter(RankContext &ctx, const PlannedGroup &group, int64_t mbIndex,
+  PassEmitter(RankContext &ctx, const ScheduledGroup &group,
               const RankPosition &pos)
-      : ctx(ctx), group(group), mb(mbIndex), pos(pos),
+      : ctx(ctx), layout(group.layout), pos(pos),
         ranks(groupRanks(group, pos)) {
-    for (int64_t id : group.seqs)
-      lengths.push_back(ctx.plan.lengths[id]);
     std::tie(begin, end) =
-        stageLayers(ctx.model.shape.layers, group.layout.pp, pos.stage);
+        stageLayers(ctx.model.shape.layers, layout.pp, pos.stage);
+    const int64_t step = std::max<int64_t>(1, ctx.options.layersPerOp);
+    for (int64_t l = begin; l < end; l += step)
+      opLayers.push_back({l, std::min(end, l + step)});
   }
 
-  std::string build(bool backward) {
-    const int64_t step = std::max<int64_t>(1, ctx.options.layersPerOp);
-    std::vector<std::pair<int64_t, int64_t>> chunks;
-    for (int64_t l = begin; l < end; l += step)
-      chunks.push_back({l, std::min(end, l + step)});
-    if (backward)
-      std::reverse(chunks.begin(), chunks.end());
-    // ZeRO-3 gathers each chunk's parameters on the communication stream
-    // one chunk ahead (prefetch), and reduces its gradients there after
-    // the backward; the wait before a chunk needs its gather done and
-    // lets the previous chunk's reduction run on.
-    std::vector<LayerWork> work;
-    for (auto [a, b] : chunks) {
-      LayerWork sum;
-      bool active = !lengths.empty();
-      for (int64_t l = a; l < b; ++l) {
-        LayerWork w;
-        if (active) {
-          auto r = layerWork(ctx.model, group.layout, lengths, l, ctx.zeroWays);
-          if (!r.ok())
-            return r.problems.front().message;
-          w = r.value;
-        } else {
-          // An idle rank still takes part in ZeRO's collectives.
-          w.paramBytes =
-              ceilDiv(cost::layerParameters(ctx.model.shape, l) *
-                          cost::bytesPerElement(ctx.model.shape.dtype),
-                      group.layout.tp);
-          w.paramShardBytes = ceilDiv(w.paramBytes, ctx.zeroWays);
-        }
-        add(sum, w);
-      }
-      // The embedding and the head travel with their chunks' parameters.
-      const int64_t extra =
-          carriedParameters(ctx.model.shape, a, b) - layerParametersIn(a, b);
-      if (extra > 0) {
-        const int64_t bytes =
-            ceilDiv(extra * cost::bytesPerElement(ctx.model.shape.dtype),
-                    group.layout.tp);
-        sum.paramBytes += bytes;
-        sum.paramShardBytes += ceilDiv(bytes, ctx.zeroWays);
-      }
-      work.push_back(sum);
-    }
-    const bool active = !lengths.empty();
+  void forward(const ChunkWork &w) {
     if (zero3())
-      gather(work[0], chunks[0]);
-    for (size_t i = 0; i < chunks.size(); ++i) {
-      auto [a, b] = chunks[i];
+      gather(opLayers.front());
+    for (size_t i = 0; i < opLayers.size(); ++i) {
+      auto [a, b] = opLayers[i];
       if (zero3()) {
-        ctx.program.ops.push_back(prog::Op::wait(backward && i > 0 ? 1 : 0));
-        if (i + 1 < chunks.size())
-          gather(work[i + 1], chunks[i + 1]);
+        ctx.program.ops.push_back(prog::Op::wait(0));
+        if (i + 1 < opLayers.size())
+          gather(opLayers[i + 1]);
       }
-      if (backward)
-        emitBackward(a, b, work[i], active);
-      else
-        emitForward(a, b, work[i], active);
+      if (w.idle())
+        continue;
+      const ChunkLayerCost sum = total(w, a, b);
+      collective(prog::CommKind::AllToAll, prog::GroupKind::Sp, ranks.ulysses,
+                 sum.allToAllBytes);
+      // Each rank contributes its K and V.
+      collective(prog::CommKind::AllGather, prog::GroupKind::Cp, ranks.cp,
+                 sum.cpKvBytes);
+      int64_t kept = 0;
+      for (int64_t l = a; l < b; ++l) {
+        const ChunkLayerCost &c = layer(w, l);
+        kept += (checkpointed(w, l) ? c.checkpointBytes : c.fullBytes) +
+                c.dkvBytes;
+      }
+      compute(prog::ComputeKind::Fwd, w, a, b, sum.forwardFlops, kept);
+      collective(prog::CommKind::AllReduce, prog::GroupKind::Tp, ranks.tp,
+                 sum.tpAllReduceBytes);
     }
-    return {};
   }
+
+  void backward(const ChunkWork &w) {
+    std::vector<std::pair<int64_t, int64_t>> order(opLayers.rbegin(),
+                                                   opLayers.rend());
+    if (zero3())
+      gather(order.front());
+    for (size_t i = 0; i < order.size(); ++i) {
+      auto [a, b] = order[i];
+      if (zero3()) {
+        // The previous group's reduce-scatter may still run on.
+        ctx.program.ops.push_back(prog::Op::wait(i > 0 ? 1 : 0));
+        if (i + 1 < order.size())
+          gather(order[i + 1]);
+      }
+      if (!w.idle())
+        backwardOf(w, a, b);
+      if (zero3()) {
+        // Gradients of the layers, reduced onto their owners (a multiple
+        // of the group size, as reduce-scatter needs).
+        zeroCollective(prog::CommKind::ReduceScatter,
+                       shardBytes(w, a, b) * ctx.zeroWays, {a, b});
+      }
+    }
+  }
+
+  /// A message between stages carrying the chunk's hidden states (forward)
+  /// or their gradient (backward).
+  void message(prog::Op op, const ChunkWork &w, bool backward) {
+    op.carry(backward ? prog::ComputeKind::Bwd : prog::ComputeKind::Fwd, w.seqs,
+             w.slices);
+    ctx.program.ops.push_back(std::move(op));
+  }
+
+  int64_t prevStage() const { return ranks.prevStage; }
+  int64_t nextStage() const { return ranks.nextStage; }
 
 private:
-  static void add(LayerWork &s, const LayerWork &w) {
-    s.forwardFlops += w.forwardFlops;
-    s.recomputeFlops += w.recomputeFlops;
-    s.backwardFlops += w.backwardFlops;
-    s.keptBytes += w.keptBytes;
-    s.recomputeBytes += w.recomputeBytes;
-    s.allToAllBytes += w.allToAllBytes;
-    s.tpAllReduceBytes += w.tpAllReduceBytes;
-    s.cpKvBytes += w.cpKvBytes;
-    s.paramShardBytes += w.paramShardBytes;
-    s.paramBytes += w.paramBytes;
-  }
-
   bool zero3() const { return ctx.model.zero == 3 && ctx.zeroWays > 1; }
 
-  int64_t layerParametersIn(int64_t a, int64_t b) const {
-    int64_t params = 0;
-    for (int64_t l = a; l < b; ++l)
-      params += cost::layerParameters(ctx.model.shape, l);
-    return params;
+  const ChunkLayerCost &layer(const ChunkWork &w, int64_t l) const {
+    return w.layers[static_cast<size_t>(l - begin)];
   }
 
+  bool checkpointed(const ChunkWork &w, int64_t l) const {
+    return l - begin < w.checkpointed;
+  }
+
+  ChunkLayerCost total(const ChunkWork &w, int64_t a, int64_t b) const {
+    ChunkLayerCost sum;
+    for (int64_t l = a; l < b; ++l) {
+      const ChunkLayerCost &c = layer(w, l);
+      sum.forwardFlops += c.forwardFlops;
+      sum.coreFlops += c.coreFlops;
+      sum.fullBytes += c.fullBytes;
+      sum.checkpointBytes += c.checkpointBytes;
+      sum.dkvBytes += c.dkvBytes;
+      sum.allToAllBytes += c.allToAllBytes;
+      sum.tpAllReduceBytes += c.tpAllReduceBytes;
+      sum.cpKvBytes += c.cpKvBytes;
+      sum.paramBytes += c.paramBytes;
+      sum.paramShardBytes += c.paramShardBytes;
+    }
+    return sum;
+  }
+
+  void backwardOf(const ChunkWork &w, int64_t a, int64_t b) {
+    // Checkpointed layers rerun their forward, its communication too.
+    const int64_t recomputeEnd = std::clamp(begin + w.checkpointed, a, b);
+    if (a < recomputeEnd) {
+      const ChunkLayerCost again = total(w, a, recomputeEnd);
+      int64_t restored = 0;
+      for (int64_t l = a; l < recomputeEnd; ++l)
+        restored += layer(w, l).fullBytes - layer(w, l).checkpointBytes;
+      collective(prog::CommKind::AllToAll, prog::GroupKind::Sp, ranks.ulysses,
+                 again.allToAllBytes);
+      collective(prog::CommKind::AllGather, prog::GroupKind::Cp, ranks.cp,
+                 again.cpKvBytes);
+      compute(prog::ComputeKind::Recompute, w, a, recomputeEnd,
+              again.forwardFlops, restored);
+      collective(prog::CommKind::AllReduce, prog::GroupKind::Tp, ranks.tp,
+                 again.tpAllReduceBytes);
+    }
+    const ChunkLayerCost sum = total(w, a, b);
+    const bool coreInBackward = ctx.schedule.core == CoreRecompute::InBackward;
+    if (!coreInBackward && recomputeEnd < b) {
+      const double core = total(w, recomputeEnd, b).coreFlops;
+      if (core > 0)
+        compute(prog::ComputeKind::Recompute, w, recomputeEnd, b, core, 0);
+    }
+    collective(prog::CommKind::AllReduce, prog::GroupKind::Tp, ranks.tp,
+               sum.tpAllReduceBytes);
+    collective(prog::CommKind::AllGather, prog::GroupKind::Cp, ranks.cp,
+               sum.cpKvBytes);
+    compute(prog::ComputeKind::Bwd, w, a, b,
+            2 * sum.forwardFlops + (coreInBackward ? sum.coreFlops : 0.0),
+            -(sum.fullBytes + sum.dkvBytes));
+    // dK, dV of every rank's keys, reduced to their owners.
+    collective(prog::CommKind::ReduceScatter, prog::GroupKind::Cp, ranks.cp,
+               sum.cpKvBytes * layout.cp);
+    collective(prog::CommKind::AllToAll, prog::GroupKind::Sp, ranks.ulysses,
+               sum.allToAllBytes);
+  }
+
+  /// This rank's shard of layers [a, b)'s parameters, with the embedding
+  /// or the head when the range carries them (carriedParameters).
+  int64_t shardBytes(const ChunkWork &w, int64_t a, int64_t b) const {
+    int64_t layers = 0;
+    for (int64_t l = a; l < b; ++l)
+      layers += cost::layerParameters(ctx.model.shape, l);
+    const int64_t extra = carriedParameters(ctx.model.shape, a, b) - layers;
+    int64_t bytes = total(w, a, b).paramShardBytes;
+    if (extra > 0)
+      bytes += ceilDiv(
+          ceilDiv(extra * cost::bytesPerElement(ctx.model.shape.dtype),
+                  layout.tp),
+          ctx.zeroWays);
+    return bytes;
+  }
+
+  /// Emits a collective of `bytes` (none when 0) over `members`.
   void collective(prog::CommKind kind, prog::GroupKind group,
                   const std::vector<int64_t> &members, int64_t bytes,
                   bool async = false) {
+    if (bytes <= 0)
+      return;
     ctx.program.ops.push_back(prog::Op::collective(
         kind, group, communicatorName(group, members), members, bytes, async));
   }
 
-  void gather(const LayerWork &w, std::pair<int64_t, int64_t> layers) {
-    collective(prog::CommKind::AllGather, prog::GroupKind::Zero, ctx.zeroRanks,
-               w.paramShardBytes, /*async=*/true);
+  /// A ZeRO-3 gather or reduction of layers [a, b), on the communication
+  /// stream.
+  void zeroCollective(prog::CommKind kind, int64_t bytes,
+                      std::pair<int64_t, int64_t> layers) {
+    ctx.program.ops.push_back(prog::Op::collective(
+        kind, prog::GroupKind::Zero,
+        communicatorName(prog::GroupKind::Zero, ctx.zeroRanks), ctx.zeroRanks,
+        bytes, /*async=*/true));
     ctx.program.ops.back().carryLayers(layers.first, layers.second);
   }
 
-  void compute(prog::ComputeKind kind, int64_t a, int64_t b, double flops,
-               int64_t memDelta) {
-    std::string label = std::string(prog::toString(kind)) + " mb" +
-                        std::to_string(mb) + " layers " + std::to_string(a) +
-                        "-" + std::to_string(b);
-    prog::Op op = prog::Op::compute(
-        label, kind, computeSecondsFor(ctx.model, flops), memDelta);
+  void gather(std::pair<int64_t, int64_t> layers) {
+    zeroCollective(prog::CommKind::AllGather,
+                   shardBytes(*work, layers.first, layers.second), layers);
+  }
+
+  void compute(prog::ComputeKind kind, const ChunkWork &w, int64_t a,
+               int64_t b, double flops, int64_t memDelta) {
+    std::string label = std::string(prog::toString(kind)) + " " +
+                        w.chunk->name + " layers " + num(a) + "-" + num(b);
+    prog::Op op = prog::Op::compute(std::move(label), kind,
+                                    computeSecondsFor(ctx.model, flops),
+                                    memDelta);
     op.layerBegin = a;
     op.layerEnd = b;
     op.stage = pos.stage;
-    op.seqs = group.seqs;
+    op.seqs = w.seqs;
+    if (ctx.schedule.sliceIndices)
+      op.slices = w.slices;
     op.flops = flops;
     if (ranks.ulysses.size() > 1) {
       op.ulysses = communicatorName(prog::GroupKind::Sp, ranks.ulysses);
       op.ulyssesRanks = ranks.ulysses;
     }
-    ctx.flops += flops;
     ctx.program.ops.push_back(std::move(op));
   }
 
-  void emitForward(int64_t a, int64_t b, const LayerWork &w, bool active) {
-    if (!active)
-      return;
-    if (w.allToAllBytes > 0)
-      collective(prog::CommKind::AllToAll, prog::GroupKind::Sp, ranks.ulysses, w.allToAllBytes);
-    if (w.cpKvBytes > 0) // each rank contributes its K and V
-      collective(prog::CommKind::AllGather, prog::GroupKind::Cp, ranks.cp, w.cpKvBytes);
-    compute(prog::ComputeKind::Fwd, a, b, w.forwardFlops, w.keptBytes);
-    if (w.tpAllReduceBytes > 0)
-      collective(prog::CommKind::AllReduce, prog::GroupKind::Tp, ranks.tp, w.tpAllReduceBytes);
-  }
+public:
+  /// The chunk the next forward or backward runs (its parameters are what
+  /// ZeRO gathers).
+  const ChunkWork *work = nullptr;
 
-  void emitBackward(int64_t a, int64_t b, const LayerWork &w, bool active) {
-    if (active) {
-      if (w.recomputeFlops > 0) {
-        // Full recomputation reruns the forward, its communication too.
-        const bool full = ctx.model.checkpointing == cost::Checkpointing::Full;
-        if (full && w.allToAllBytes > 0)
-          collective(prog::CommKind::AllToAll, prog::GroupKind::Sp, ranks.ulysses,
-                     w.allToAllBytes);
-        if (full && w.cpKvBytes > 0)
-          collective(prog::CommKind::AllGather, prog::GroupKind::Cp, ranks.cp, w.cpKvBytes);
-        compute(prog::ComputeKind::Recompute, a, b, w.recomputeFlops,
-                w.recomputeBytes);
-        if (full && w.tpAllReduceBytes > 0)
-          collective(prog::CommKind::AllReduce, prog::GroupKind::Tp, ranks.tp,
-                     w.tpAllReduceBytes);
-      }
-      if (w.tpAllReduceBytes > 0)
-        collective(prog::CommKind::AllReduce, prog::GroupKind::Tp, ranks.tp,
-                   w.tpAllReduceBytes);
-      if (w.cpKvBytes > 0)
-        collective(prog::CommKind::AllGather, prog::GroupKind::Cp, ranks.cp, w.cpKvBytes);
-      compute(prog::ComputeKind::Bwd, a, b, w.backwardFlops,
-              -(w.keptBytes + w.recomputeBytes));
-      if (w.cpKvBytes > 0) // dK, dV of every rank's keys, reduced to owners
-        collective(prog::CommKind::ReduceScatter, prog::GroupKind::Cp, ranks.cp,
-                   w.cpKvBytes * group.layout.cp);
-      if (w.allToAllBytes > 0)
-        collective(prog::CommKind::AllToAll, prog::GroupKind::Sp, ranks.ulysses,
-                   w.allToAllBytes);
-    }
-    if (zero3()) {
-      // Gradients of the chunk, reduced onto their owners (a multiple of
-      // the group size, as reduce-scatter needs).
-      collective(prog::CommKind::ReduceScatter, prog::GroupKind::Zero, ctx.zeroRanks,
-                 w.paramShardBytes * ctx.zeroWays, /*async=*/true);
-      ctx.program.ops.back().carryLayers(a, b);
-    }
-  }
-
+private:
   RankContext &ctx;
-  const PlannedGroup &group;
-  int64_t mb;
+  GroupLayout layout;
   RankPosition pos;
   GroupRanks ranks;
-  std::vector<int64_t> lengths;
   int64_t begin = 0, end = 0;
+  std::vector<std::pair<int64_t, int64_t>> opLayers;
 };
 
-/// Bytes of the activation message between stages for one micro-batch.
-int64_t stageMessageBytes(const TrainModel &model, const PlannedGroup &g,
-                          const StepPlan &plan) {
-  double tokens = 0;
-  for (int64_t id : g.seqs)
-    tokens += static_cast<double>(plan.lengths[id]);
-  const GroupLayout &l = g.layout;
-  return roundBytes(
-      tokens / static_cast<double>(l.ulysses * l.cp * l.tp) *
-      static_cast<double>(model.shape.hidden *
-                          cost::bytesPerElement(model.shape.dtype)));
-}
-
-std::string checkPlan(const StepPlan &plan, const TrainModel &model) {
-  if (plan.world < 1)
-    return "the step has no ranks";
-  if (plan.microBatches.empty())
-    return "the step has no micro-batch";
-  const GroupLayout &first = plan.microBatches.front().groups.empty()
-                                 ? GroupLayout{}
-                                 : plan.microBatches.front().groups[0].layout;
-  for (size_t i = 0; i < plan.microBatches.size(); ++i) {
-    const PlannedMicroBatch &mb = plan.microBatches[i];
-    std::vector<int> covered(static_cast<size_t>(plan.world), 0);
-    for (const PlannedGroup &g : mb.groups) {
-      const GroupLayout &l = g.layout;
-      std::string where = "micro-batch " + std::to_string(i) +
-                          ", group at rank " + std::to_string(g.firstRank);
-      if (l.ulysses < 1 || l.tp < 1 || l.cp < 1 || l.pp < 1)
-        return where + ": every parallel degree must be at least 1";
-      if (g.firstRank < 0 || g.firstRank + l.degree() > plan.world)
-        return where + ": ranks [" + std::to_string(g.firstRank) + ", " +
-               std::to_string(g.firstRank + l.degree() - 1) +
-               "] leave the world of " + std::to_string(plan.world);
-      for (int64_t r = g.firstRank; r < g.firstRank + l.degree(); ++r)
-        if (covered[static_cast<size_t>(r)]++)
-          return where + ": rank " + std::to_string(r) + " is in two groups";
-      if (l.tp != first.tp || l.pp != first.pp)
-        return where + ": tensor and pipeline degrees must be the same in "
-                       "every group of a step (they decide which ranks "
-                       "share parameters)";
-      if (l.pp > 1 &&
-          (i > 0 && (plan.microBatches[0].groups.size() != mb.groups.size())))
-        return where + ": a pipelined step keeps the same groups in every "
-                       "micro-batch";
-      if (model.shape.heads % (l.tp * l.ulysses) != 0)
-        return where + ": heads (" + std::to_string(model.shape.heads) +
-               ") do not split over tp * ulysses (" +
-               std::to_string(l.tp * l.ulysses) + ")";
-      if (l.pp > model.shape.layers)
-        return where + ": " + std::to_string(l.pp) + " stages for " +
-               std::to_string(model.shape.layers) + " layers";
-      for (int64_t id : g.seqs)
-        if (id < 0 || id >= static_cast<int64_t>(plan.lengths.size()))
-          return where + ": sequence " + std::to_string(id) + " has no length";
+/// Every chunk of `group` on stage `stage`.
+std::string chunkWorks(const StepSchedule &schedule, const TrainModel &model,
+                       const ScheduledGroup &group,
+                       const std::vector<std::vector<int64_t>> &slices,
+                       int64_t stage, int64_t zeroWays,
+                       std::vector<ChunkWork> &out) {
+  const cost::TransformerShape &shape = model.shape;
+  const GroupLayout &l = group.layout;
+  auto [begin, end] = stageLayers(shape.layers, l.pp, stage);
+  out.clear();
+  for (size_t k = 0; k < group.chunks.size(); ++k) {
+    const ScheduledChunk &chunk = group.chunks[k];
+    ChunkWork w;
+    w.chunk = &chunk;
+    double tokens = 0;
+    for (const ChunkSlice &s : chunk.slices) {
+      w.seqs.push_back(s.sequence);
+      tokens += static_cast<double>(s.tokens());
     }
-    for (int64_t r = 0; r < plan.world; ++r)
-      if (!covered[static_cast<size_t>(r)])
-        return "micro-batch " + std::to_string(i) + ": rank " +
-               std::to_string(r) + " is in no group";
-    if (first.pp > 1 && i > 0)
-      for (size_t k = 0; k < mb.groups.size(); ++k)
-        if (mb.groups[k].firstRank !=
-                plan.microBatches[0].groups[k].firstRank ||
-            !(mb.groups[k].layout == plan.microBatches[0].groups[k].layout))
-          return "micro-batch " + std::to_string(i) +
-                 ": a pipelined step keeps the same groups in every "
-                 "micro-batch";
+    w.slices = slices[k];
+    w.messageBytes = static_cast<int64_t>(std::llround(
+        tokens / static_cast<double>(l.ulysses * l.cp * l.tp) *
+        static_cast<double>(shape.hidden * cost::bytesPerElement(shape.dtype))));
+    for (int64_t layer = begin; layer < end; ++layer) {
+      auto c = chunkLayerCost(model, l, schedule.activations, chunk.slices,
+                              schedule.lengths, layer, zeroWays);
+      if (!c.ok())
+        return chunk.name + ": " + c.problems.front().message;
+      w.layers.push_back(c.value);
+    }
+    if (!group.remat.empty())
+      w.checkpointed =
+          group.remat[static_cast<size_t>(stage)][static_cast<size_t>(k)];
+    out.push_back(std::move(w));
   }
-  if (first.pp > 1 && model.zero == 3)
-    return "pipeline stages with ZeRO-3 are not supported: use zero <= 2 "
-           "with pp > 1";
   return {};
 }
 
-/// The group of `rank` in micro-batch `mb` and the rank's local index.
-std::pair<const PlannedGroup *, int64_t> groupOf(const PlannedMicroBatch &mb,
-                                                 int64_t rank) {
-  for (const PlannedGroup &g : mb.groups)
-    if (rank >= g.firstRank && rank < g.firstRank + g.layout.degree())
-      return {&g, rank - g.firstRank};
-  return {nullptr, 0};
+/// The checks of a schedule that the plan forms' checks leave to it.
+std::string checkSchedule(const StepSchedule &schedule,
+                          const TrainModel &model) {
+  if (schedule.world < 1)
+    return "the step has no ranks";
+  if (schedule.phases.empty() || schedule.phases[0].groups.empty())
+    return "the step has no micro-batch";
+  if (!(model.chip.bf16Flops > 0) || !(model.efficiency > 0) ||
+      model.efficiency > 1)
+    return "the chip needs a BF16 peak and an efficiency in (0, 1]";
+  const GroupLayout &first = schedule.phases[0].groups[0].layout;
+  for (size_t i = 0; i < schedule.phases.size(); ++i) {
+    std::vector<int> covered(static_cast<size_t>(schedule.world), 0);
+    for (const ScheduledGroup &g : schedule.phases[i].groups) {
+      const GroupLayout &l = g.layout;
+      const std::string where = "phase " + num(static_cast<int64_t>(i)) +
+                                ", group at rank " + num(g.firstRank);
+      if (l.ulysses < 1 || l.tp < 1 || l.cp < 1 || l.pp < 1)
+        return where + ": every parallel degree must be at least 1";
+      if (g.firstRank < 0 || g.firstRank + l.degree() > schedule.world)
+        return where + ": its ranks leave the world of " + num(schedule.world);
+      for (int64_t r = g.firstRank; r < g.firstRank + l.degree(); ++r)
+        if (covered[static_cast<size_t>(r)]++)
+          return where + ": rank " + num(r) + " is in two groups";
+      if (l.tp != first.tp || l.pp != first.pp)
+        return where + ": tensor and pipeline degrees must be the same in "
+                       "every group of a step";
+      if (l.pp > model.shape.layers)
+        return where + ": " + num(l.pp) + " stages for " +
+               num(model.shape.layers) + " layers";
+      if (static_cast<size_t>(g.backward.size()) != g.chunks.size())
+        return where + ": the backward order does not list every chunk";
+      if (!g.remat.empty()) {
+        if (static_cast<int64_t>(g.remat.size()) != l.pp)
+          return where + ": remat needs one row per stage";
+        for (const std::vector<int64_t> &row : g.remat)
+          if (row.size() != g.chunks.size())
+            return where + ": remat needs one entry per chunk";
+      }
+      for (const ScheduledChunk &c : g.chunks)
+        for (const ChunkSlice &s : c.slices)
+          if (s.sequence < 0 ||
+              s.sequence >= static_cast<int64_t>(schedule.lengths.size()))
+            return where + ": sequence " + num(s.sequence) + " has no length";
+    }
+    for (int64_t r = 0; r < schedule.world; ++r)
+      if (!covered[static_cast<size_t>(r)])
+        return "phase " + num(static_cast<int64_t>(i)) + ": rank " + num(r) +
+               " is in no group";
+  }
+  return {};
 }
 
 } // namespace
 
-LoweredStep lowerStep(const StepPlan &plan, const TrainModel &model,
-                      const LoweringOptions &options) {
+LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
+                          const LoweringOptions &options) {
   LoweredStep out;
-  if (std::string error = checkPlan(plan, model); !error.empty()) {
+  if (std::string error = checkSchedule(schedule, model); !error.empty()) {
     out.error = error;
     return out;
   }
-  if (!(model.chip.bf16Flops > 0) || !(model.efficiency > 0) ||
-      model.efficiency > 1) {
-    out.error = "the chip needs a BF16 peak and an efficiency in (0, 1]";
-    return out;
-  }
-  const GroupLayout &layout0 = plan.microBatches.front().groups[0].layout;
+  const int64_t world = schedule.world;
+  const GroupLayout &layout0 = schedule.phases[0].groups[0].layout;
   const int64_t tp = layout0.tp, pp = layout0.pp;
-  const int64_t zeroWays = plan.world / (tp * pp);
+  const int64_t zeroWays = world / (tp * pp);
 
   // ZeRO / data-parallel groups: ranks with the same (stage, tensor index)
-  // in micro-batch 0; later micro-batches must agree.
-  std::vector<std::pair<int64_t, int64_t>> key(static_cast<size_t>(plan.world));
-  for (size_t i = 0; i < plan.microBatches.size(); ++i)
-    for (int64_t r = 0; r < plan.world; ++r) {
-      auto [g, local] = groupOf(plan.microBatches[i], r);
-      RankPosition pos = positionOf(g->layout, local);
-      std::pair<int64_t, int64_t> k{pos.stage, pos.t};
+  // in phase 0; later phases must agree.
+  std::vector<std::pair<int64_t, int64_t>> key(static_cast<size_t>(world));
+  for (size_t i = 0; i < schedule.phases.size(); ++i)
+    for (int64_t r = 0; r < world; ++r) {
+      const RankPosition pos = seatOf(schedule.phases[i], r).pos;
+      const std::pair<int64_t, int64_t> k{pos.stage, pos.t};
       if (i == 0)
         key[static_cast<size_t>(r)] = k;
       else if (key[static_cast<size_t>(r)] != k) {
-        out.error = "micro-batch " + std::to_string(i) + ": rank " +
-                    std::to_string(r) +
+        out.error = "micro-batch " + num(static_cast<int64_t>(i)) +
+                    ": rank " + num(r) +
                     " changes its stage or tensor slice between micro-batches";
         return out;
       }
     }
   std::map<std::pair<int64_t, int64_t>, std::vector<int64_t>> zeroGroups;
-  for (int64_t r = 0; r < plan.world; ++r)
+  for (int64_t r = 0; r < world; ++r)
     zeroGroups[key[static_cast<size_t>(r)]].push_back(r);
   for (auto &[k, members] : zeroGroups)
     if (static_cast<int64_t>(members.size()) != zeroWays) {
-      out.error = "ranks of stage " + std::to_string(k.first) +
-                  " and tensor slice " + std::to_string(k.second) + " number " +
-                  std::to_string(members.size()) +
-                  ", not world / (tp * pp) = " + std::to_string(zeroWays);
+      out.error = "ranks of stage " + num(k.first) + " and tensor slice " +
+                  num(k.second) + " number " +
+                  num(static_cast<int64_t>(members.size())) +
+                  ", not world / (tp * pp) = " + num(zeroWays);
       return out;
     }
 
-  out.programs.resize(static_cast<size_t>(plan.world));
-  for (int64_t r = 0; r < plan.world; ++r) {
-    prog::Program &program = out.programs[static_cast<size_t>(r)];
-    RankContext ctx{model,    plan,
-                    options,  r,
-                    zeroWays, zeroGroups[key[static_cast<size_t>(r)]],
-                    program,  out.totalFlops};
-    auto [g0, local0] = groupOf(plan.microBatches[0], r);
-    program.initialMemoryBytes =
-        residentBytes(model, g0->layout, positionOf(g0->layout, local0).stage,
-                      zeroWays, std::max<int64_t>(1, options.layersPerOp));
+  out.programs.resize(static_cast<size_t>(world));
+  const int64_t layersPerOp = std::max<int64_t>(1, options.layersPerOp);
+  for (int64_t r = 0; r < world; ++r) {
+    const Seat seat = seatOf(schedule.phases[0], r);
+    out.programs[static_cast<size_t>(r)].initialMemoryBytes = residentBytes(
+        model, seat.group->layout, seat.pos.stage, zeroWays, layersPerOp);
+  }
 
-    if (pp == 1) {
-      for (size_t i = 0; i < plan.microBatches.size(); ++i) {
-        auto [g, local] = groupOf(plan.microBatches[i], r);
-        PassEmitter emitter(ctx, *g, static_cast<int64_t>(i),
-                            positionOf(g->layout, local));
-        std::string error = emitter.build(false);
-        if (error.empty())
-          error = emitter.build(true);
-        if (!error.empty()) {
+  const auto slices = sliceIndices(schedule);
+  for (size_t i = 0; i < schedule.phases.size(); ++i) {
+    const SchedulePhase &phase = schedule.phases[i];
+    for (size_t gi = 0; gi < phase.groups.size(); ++gi) {
+      const ScheduledGroup &group = phase.groups[gi];
+      if (group.chunks.empty())
+        continue;
+      const GroupLayout &l = group.layout;
+      const std::string where = "phase " + num(static_cast<int64_t>(i)) +
+                                ", group at rank " + num(group.firstRank);
+      // Each stage's steps; neighbours must agree on every link's message
+      // order, or the programs could wait on each other. Every N_split
+      // above n gives every stage all n forwards before its first
+      // backward; capping it keeps the window arithmetic far from overflow.
+      const int64_t n = static_cast<int64_t>(group.chunks.size());
+      std::vector<std::vector<int64_t>> orders(static_cast<size_t>(l.pp));
+      for (int64_t s = 0; s < l.pp; ++s)
+        if (std::string error = step::oneFOneBStageOrder(
+                l.pp, s, group.backward, std::min(group.nSplit, n + 1),
+                orders[static_cast<size_t>(s)]);
+            !error.empty()) {
+          out = LoweredStep();
+          out.error = where + ": " + error;
+          return out;
+        }
+      std::vector<std::vector<StageStep>> steps;
+      for (int64_t s = 0; s < l.pp; ++s)
+        steps.push_back(stageSteps(orders, s));
+      for (int64_t s = 0; s + 1 < l.pp; ++s)
+        if (linkMessages(steps[static_cast<size_t>(s)], true) !=
+            linkMessages(steps[static_cast<size_t>(s + 1)], false)) {
+          out = LoweredStep();
+          out.error = where + ": stages " + num(s) + " and " + num(s + 1) +
+                      " would exchange activations and gradients in "
+                      "different orders";
+          return out;
+        }
+      std::vector<ChunkWork> works;
+      for (int64_t s = 0; s < l.pp; ++s) {
+        if (std::string error = chunkWorks(schedule, model, group, slices[i][gi],
+                                           s, zeroWays, works);
+            !error.empty()) {
+          out = LoweredStep();
           out.error = error;
           return out;
         }
-      }
-    } else {
-      // 1F1B over the micro-batches in which this rank's group has work.
-      RankPosition pos = positionOf(g0->layout, local0);
-      GroupRanks peers = groupRanks(*g0, pos);
-      std::vector<int64_t> active;
-      for (size_t i = 0; i < plan.microBatches.size(); ++i)
-        if (!groupOf(plan.microBatches[i], r).first->seqs.empty())
-          active.push_back(static_cast<int64_t>(i));
-      const int64_t m = static_cast<int64_t>(active.size());
-      const int64_t s = pos.stage;
-      const bool sendFirst = s % 2 == 0;
-      std::string error;
-      auto pass = [&](int64_t k, bool backward) {
-        int64_t i = active[static_cast<size_t>(k)];
-        auto [g, local] = groupOf(plan.microBatches[static_cast<size_t>(i)], r);
-        PassEmitter emitter(ctx, *g, i, pos);
-        if (error.empty())
-          error = emitter.build(backward);
-      };
-      auto bytesOf = [&](int64_t k) {
-        return stageMessageBytes(model,
-                                 *groupOf(plan.microBatches[static_cast<size_t>(
-                                              active[static_cast<size_t>(k)])],
-                                          r)
-                                      .first,
-                                 plan);
-      };
-      auto tagOf = [&](int64_t k, bool backward) {
-        return 2 * active[static_cast<size_t>(k)] + (backward ? 1 : 0);
-      };
-      // Each message names the micro-batch's sequences it carries (whole
-      // sequences: slice 0 each).
-      auto message = [&](prog::Op op, int64_t k, bool backward) {
-        const PlannedGroup &g = *groupOf(plan.microBatches[static_cast<size_t>(
-                                             active[static_cast<size_t>(k)])],
-                                         r)
-                                     .first;
-        op.carry(backward ? prog::ComputeKind::Bwd : prog::ComputeKind::Fwd,
-                 g.seqs, std::vector<int64_t>(g.seqs.size(), 0));
-        program.ops.push_back(std::move(op));
-      };
-      auto sendF = [&](int64_t k) {
-        message(prog::Op::send(peers.nextStage, bytesOf(k), tagOf(k, false)), k,
-                false);
-      };
-      auto recvF = [&](int64_t k) {
-        message(prog::Op::recv(peers.prevStage, bytesOf(k), tagOf(k, false)), k,
-                false);
-      };
-      auto sendB = [&](int64_t k) {
-        message(prog::Op::send(peers.prevStage, bytesOf(k), tagOf(k, true)), k,
-                true);
-      };
-      auto recvB = [&](int64_t k) {
-        message(prog::Op::recv(peers.nextStage, bytesOf(k), tagOf(k, true)), k,
-                true);
-      };
-      // The stage's order comes from the one 1F1B generator; it is walked
-      // in its three phases (warm-up forwards, forward / backward pairs,
-      // the remaining backwards) because the messages around a pair are
-      // ordered by stage parity so that neighbours always meet.
-      const std::vector<int64_t> order = step::oneFOneBOrder(pp, s, m);
-      const bool first = s == 0, last = s == pp - 1;
-      // The warm-up is the generator's: chunkWindow - 1 forwards (N_split 1).
-      const int64_t warm = std::min<int64_t>(
-          m, std::max<int64_t>(step::chunkWindow(pp, s, 1) - 1, 0));
-      const int64_t steady = m - warm;
-      auto forwardAt = [&](int64_t i) { return order[static_cast<size_t>(i)]; };
-      auto backwardAt = [&](int64_t i) {
-        return -order[static_cast<size_t>(i)] - 1;
-      };
-      for (int64_t i = 0; i < warm; ++i) {
-        const int64_t k = forwardAt(i);
-        if (!first)
-          recvF(k);
-        pass(k, false);
-        if (!last)
-          sendF(k);
-      }
-      if (steady > 0 && !first)
-        recvF(forwardAt(warm));
-      for (int64_t j = 0; j < steady; ++j) {
-        const int64_t f = forwardAt(warm + 2 * j);
-        const int64_t k = backwardAt(warm + 2 * j + 1);
-        pass(f, false);
-        if (!last) {
-          // Even stages send first, odd ones receive first: neighbours
-          // always have opposite parity, so each pair meets.
-          if (sendFirst) {
-            sendF(f);
-            recvB(k);
-          } else {
-            recvB(k);
-            sendF(f);
-          }
-        }
-        pass(k, true);
-        if (!first) {
-          if (j == steady - 1) {
-            sendB(k);
-          } else {
-            const int64_t next = forwardAt(warm + 2 * j + 2);
-            if (sendFirst) {
-              sendB(k);
-              recvF(next);
-            } else {
-              recvF(next);
-              sendB(k);
+        for (int64_t local = 0; local < l.degree(); ++local) {
+          const RankPosition pos = positionOf(l, local);
+          if (pos.stage != s)
+            continue;
+          const int64_t r = group.firstRank + local;
+          RankContext ctx{model,
+                          schedule,
+                          options,
+                          zeroWays,
+                          zeroGroups[key[static_cast<size_t>(r)]],
+                          out.programs[static_cast<size_t>(r)]};
+          PassEmitter emit(ctx, group, pos);
+          for (const StageStep &st : steps[static_cast<size_t>(s)]) {
+            const ChunkWork &w = works[static_cast<size_t>(st.position)];
+            const int64_t tag = 2 * w.chunk->id;
+            emit.work = &w;
+            switch (st.kind) {
+            case StepKind::Forward:
+              emit.forward(w);
+              break;
+            case StepKind::Backward:
+              emit.backward(w);
+              break;
+            case StepKind::SendActivations:
+              emit.message(prog::Op::send(emit.nextStage(), w.messageBytes, tag),
+                           w, false);
+              break;
+            case StepKind::RecvActivations:
+              emit.message(prog::Op::recv(emit.prevStage(), w.messageBytes, tag),
+                           w, false);
+              break;
+            case StepKind::SendGradients:
+              emit.message(
+                  prog::Op::send(emit.prevStage(), w.messageBytes, tag + 1), w,
+                  true);
+              break;
+            case StepKind::RecvGradients:
+              emit.message(
+                  prog::Op::recv(emit.nextStage(), w.messageBytes, tag + 1), w,
+                  true);
+              break;
             }
           }
         }
       }
-      for (int64_t i = warm + 2 * steady;
-           i < static_cast<int64_t>(order.size()); ++i) {
-        const int64_t k = backwardAt(i);
-        if (!last)
-          recvB(k);
-        pass(k, true);
-        if (!first)
-          sendB(k);
-      }
-      if (!error.empty()) {
-        out.error = error;
-        return out;
-      }
     }
+  }
 
-    // Data-parallel gradient synchronisation at the end of the step.
-    if (model.zero < 3 && zeroWays > 1) {
-      auto [g, local] = groupOf(plan.microBatches[0], r);
-      auto [a, b] = stageLayers(model.shape.layers, g->layout.pp,
-                                positionOf(g->layout, local).stage);
+  // Data-parallel gradient synchronisation at the end of the step.
+  if (model.zero < 3 && zeroWays > 1)
+    for (int64_t r = 0; r < world; ++r) {
+      const Seat seat = seatOf(schedule.phases[0], r);
+      auto [a, b] =
+          stageLayers(model.shape.layers, seat.group->layout.pp, seat.pos.stage);
       int64_t grads = carriedParameters(model.shape, a, b);
       grads = ceilDiv(grads, tp) * cost::bytesPerElement(model.shape.dtype);
       grads = ceilDiv(grads, zeroWays) * zeroWays;
-      const std::vector<int64_t> &members = ctx.zeroRanks;
-      std::string name = communicatorName(prog::GroupKind::Dp, members);
+      const std::vector<int64_t> &members =
+          zeroGroups[key[static_cast<size_t>(r)]];
+      const std::string name = communicatorName(prog::GroupKind::Dp, members);
+      prog::Program &program = out.programs[static_cast<size_t>(r)];
       if (model.zero == 0) {
-        program.ops.push_back(prog::Op::collective(prog::CommKind::AllReduce, prog::GroupKind::Dp,
-                                                  name, members, grads));
+        program.ops.push_back(prog::Op::collective(
+            prog::CommKind::AllReduce, prog::GroupKind::Dp, name, members,
+            grads));
         program.ops.back().carryLayers(a, b);
       } else {
-        program.ops.push_back(prog::Op::collective(prog::CommKind::ReduceScatter, prog::GroupKind::Dp,
-                                                  name, members, grads));
+        program.ops.push_back(prog::Op::collective(
+            prog::CommKind::ReduceScatter, prog::GroupKind::Dp, name, members,
+            grads));
         program.ops.back().carryLayers(a, b);
         program.ops.push_back(prog::Op::collective(
-            prog::CommKind::AllGather, prog::GroupKind::Dp, name, members, grads / zeroWays));
+            prog::CommKind::AllGather, prog::GroupKind::Dp, name, members,
+            grads / zeroWays));
         program.ops.back().carryLayers(a, b);
       }
     }
-  }
+
+  // Over every rank in rank order, each program in its order.
+  for (const prog::Program &program : out.programs)
+    for (const prog::Op &op : program.ops)
+      if (op.kind == prog::OpKind::Compute)
+        out.totalFlops += op.flops;
   return out;
 }
 
+LoweredStep lowerStep(const StepPlan &plan, const TrainModel &model,
+                      const LoweringOptions &options) {
+  if (std::string error = checkStepPlan(plan, model); !error.empty()) {
+    LoweredStep out;
+    out.error = error;
+    return out;
+  }
+  return lowerSchedule(scheduleOf(plan, model), model, options);
+}
+
+LoweredStep lowerPipelinedStep(const PipelinedStepPlan &plan,
+                               const TrainModel &model,
+                               const LoweringOptions &options) {
+  if (std::string error = checkPipelinedStepPlan(plan, model); !error.empty()) {
+    LoweredStep out;
+    out.error = error;
+    return out;
+  }
+  return lowerSchedule(scheduleOf(plan), model, options);
+}
 } // namespace plexus::lower

@@ -1,22 +1,106 @@
 //===- StepLowering.h - A planned step as per-rank programs -----*- C++ -*-===//
 //
-// Turns one planned training step (micro-batches of parallel groups, each
-// with a layout of Ulysses SP, tensor, context and pipeline parallelism and
-// the sequences it processes) into the program of every rank: compute ops
-// with their FLOPs, time and memory, the collectives each layout needs, and
-// the point-to-point messages of a 1F1B pipeline. Times come from the cost
-// model (passes/Cost/TransformerCost.h); the programs mirror the rt dialect
-// (passes/Program/Program.h), so the simulator runs them as they
-// are and `plx-lower-to-rt` prints them as rt ops. The lowering never
-// re-plans: a plan it cannot run is an error. Plain C++, deterministic,
-// errors as values. Communication volumes and layouts: docs/lowering.md.
+// The one lowering of a training step. Whichever planner made it, a step
+// becomes a step::StepSchedule (passes/StepModel/StepSchedule.h: phases one
+// after another, in each groups side by side, each a 1F1B pipeline of
+// chunks over its layout's stages; a static step is the depth-1 case) and
+// lowerSchedule turns that into the program of every rank: compute ops with
+// their FLOPs, time and memory (chunkLayerCost, passes/StepModel/LayerWork.h),
+// the collectives each layout needs (Ulysses all-to-all, tensor all-reduce,
+// context K/V all-gather, ZeRO gathers and reductions, the data-parallel
+// gradient synchronisation) and the point-to-point messages between stages.
+// Times come from the cost model; the programs mirror the rt dialect
+// (passes/Program/Program.h), so the simulator runs them as they are and
+// `plx-lower-to-rt` prints them as rt ops. The lowering never re-plans: a
+// plan it cannot run is an error. Plain C++, deterministic, errors as
+// values. Communication volumes and layouts: docs/lowering.md.
+//
+// Ranks. A group's local rank ((stage * ulysses + u) * cp + c) * tp + t
+// (step::GroupLayout); stage p of pp owns layers stageLayers(L, pp, p).
+// The ZeRO (data-parallel) group of a rank is every rank of the step with
+// its stage and tensor index, world / (tp * pp) of them; a rank keeps
+// them in every phase.
+//
+// Order. Every rank runs its phases in order; in each, its group's
+// pipeline: stage p runs the 1F1B order of step::oneFOneBStageOrder
+// (min(n, pp - p - 2 + N_split) forwards, then a forward and a backward in
+// turn, then the remaining backwards, backwards in the group's backward
+// order). One stage and one chunk (a static micro-batch) is a forward and
+// then its backward.
+//
+// One chunk's forward on one rank, per group of options.layersPerOp layers
+// of its stage (the stage's last group takes what is left):
+//  - ZeRO-3 (model.zero == 3 and more than one ZeRO rank): the group's
+//    parameter shard is all-gathered asynchronously one group ahead and
+//    waited for before use;
+//  - the Ulysses all-to-all (ulysses > 1) and the context K/V all-gather
+//    (cp > 1) of the chunk's tokens;
+//  - a compute op with the forward FLOPs of every slice over the layers,
+//    divided by the group's ulysses * tp * cp; a slice of s tokens after C
+//    context tokens costs cost::layerForwardFlops(.., Slice{s, C});
+//  - the tensor-parallel all-reduce (tp > 1).
+// Its backward, per group in reverse: the gather as above; for the
+// group's checkpointed layers (remat) the forward's communication again
+// and a Recompute op with their forward FLOPs; under
+// CoreRecompute::BeforeBackward a Recompute op with the other layers'
+// attention core (Selective); the tensor all-reduce and context gather; a
+// Bwd op with twice the forward FLOPs (plus, under InBackward, the
+// attention core of every layer: flash attention recomputes its scores in
+// the backward); the context reduce-scatter of dK / dV, the Ulysses
+// all-to-all of the gradients; and (ZeRO-3) an asynchronous reduce-scatter
+// of the group's gradients. An idle group (a chunk without slices) runs
+// only the ZeRO collectives.
+//
+// Memory, per rank and per layer (chunkLayerCost): a layer that is not
+// checkpointed keeps what the schedule's `activations` mode keeps; a
+// checkpointed one its input and the K and V of split slices (later slices
+// attend to them), its Recompute op adding the rest back; a chunk with
+// split slices also holds their context's dK / dV from forward to backward
+// (passes/Checkpoint/ActivationMemory.h, M_dkv). The Bwd op releases all.
+// Resident: residentBytes (model states of the stage's layers, the
+// embedding on the first stage and the head on the last, two gathered
+// groups under ZeRO-3). The embedding and the output head add no compute
+// and no activations.
+//
+// Stage to stage: after a chunk's forward a rank sends its activations
+// (tokens / (ulysses * cp * tp) * hidden * e bytes) to the rank of the
+// same (c, u, t) in the next stage, which receives them right before that
+// forward; gradients of the same size go back after the backward. Sends
+// and receives block until both sides meet, so the two sides of a link
+// must post its messages in one order; when they do on every link, no set
+// of ranks can wait on each other (a blocked rank waits on a neighbour
+// blocked further along the same direction, which ends at the first or
+// last stage). The natural orders differ only where a stage runs forward f
+// before backward k and the next stage runs them the other way round (the
+// next stage has one warm-up forward fewer). In 1F1B orders such passes
+// are adjacent on both sides, and the messages are posted as a pair there:
+// the upper stage's send of f with its receive of k's gradients, the lower
+// stage's send of k's gradients with its receive of f. Even stages send
+// first, odd ones receive first, so that neighbours, of opposite parity,
+// meet. The lowering checks that both sides of each link agree before it
+// emits anything. Tags: 2 * chunk id (forward), + 1 (backward).
+//
+// ZeRO below 3 with more than one ZeRO rank: each rank keeps whole
+// parameters (of its tensor slice), and the step ends with the gradient
+// synchronisation over its ZeRO group: all-reduce for ZeRO-0,
+// reduce-scatter and all-gather for 1 and 2.
+//
+// Op labels: "<kind> <chunk name> layers a-b" ("fwd mb3 layers 4-6" for
+// micro-batch 3 of a static step, "fwd p0 c3 layers 4-6" for pipeline 0,
+// position 3 of a DPP step); compute ops carry stage, layerBegin /
+// layerEnd (a Recompute op of checkpointed layers: only those), flops,
+// seqs and (schedule.sliceIndices) slices: a slice's index is its place
+// among its sequence's slices in the step (0 for a whole sequence), so
+// plx-verify-rt's slice order rule (passes/Simulate/SliceOrder.h) applies.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PASSES_LOWER_STEPLOWERING_H
 #define PLEXUS_PASSES_LOWER_STEPLOWERING_H
 
 #include "passes/Program/Program.h"
+#include "passes/StepModel/PipelinePlan.h"
 #include "passes/StepModel/StepPlan.h"
+#include "passes/StepModel/StepSchedule.h"
 
 #include <cstdint>
 #include <map>
@@ -57,14 +141,48 @@ using RingOrders = std::map<std::vector<int64_t>, std::vector<int64_t>>;
 void applyRingOrders(std::vector<prog::Program> &programs,
                      const RingOrders &orders);
 
-/// Lowers `plan` to one program per rank. Checks that every micro-batch's
-/// groups are disjoint and cover [0, world), that sequence ids have
-/// lengths, that tensor and pipeline degrees are the same in every group of
-/// the step (they decide which ranks share parameters), that a pipelined
-/// step keeps the same groups in every micro-batch and uses ZeRO <= 2, and
-/// that layers and heads split as the layout needs.
+/// Lowers `schedule` to one program per rank (the file comment). Checks
+/// that every phase's groups are disjoint and cover [0, world), that tensor
+/// and pipeline degrees are one in the step and each rank keeps its stage
+/// and tensor index (they decide which ranks share parameters), that every
+/// group's backward order and N_split give each stage a 1F1B order, and
+/// that both sides of each link post their messages in one order. The
+/// plan forms are checked in more detail before they become a schedule
+/// (checkStepPlan, checkPipelinedStepPlan).
+LoweredStep lowerSchedule(const step::StepSchedule &schedule,
+                          const step::TrainModel &model,
+                          const LoweringOptions &options = {});
+
+/// The first reason the static step `plan` cannot be lowered, or "": every
+/// micro-batch's groups disjoint and covering [0, world), sequence ids with
+/// lengths, tensor and pipeline degrees the same in every group, a
+/// pipelined step with the same groups in every micro-batch and ZeRO <= 2,
+/// layers and heads that split as the layout needs.
+std::string checkStepPlan(const step::StepPlan &plan,
+                          const step::TrainModel &model);
+
+/// Lowers a static step: checkStepPlan, then scheduleOf(plan, model).
 LoweredStep lowerStep(const step::StepPlan &plan, const step::TrainModel &model,
                       const LoweringOptions &options = {});
+
+/// The first reason the dynamic-pipeline step `plan` cannot be lowered for
+/// `model`, or "" when it can: world != d_s * d_p, more stages than layers,
+/// heads that do not split over d_s, a pipeline or chunk without work, a
+/// slice outside its sequence, a sequence whose slices do not follow one
+/// another from token 0 in forward order (or sit in two pipelines, or twice
+/// in one chunk) or do not go backward in reverse, a backward order that is
+/// not a permutation, N_split < 1 or too small for the backward order,
+/// remat that is not stages x chunks or outside [0, the stage's layers], an
+/// invalid shape, ZeRO stage or chip.
+std::string checkPipelinedStepPlan(const step::PipelinedStepPlan &plan,
+                                   const step::TrainModel &model);
+
+/// Lowers a dynamic-pipeline step: checkPipelinedStepPlan, then
+/// scheduleOf(plan). On a plan the check rejects, returns that message in
+/// `error` and no programs.
+LoweredStep lowerPipelinedStep(const step::PipelinedStepPlan &plan,
+                               const step::TrainModel &model,
+                               const LoweringOptions &options = {});
 
 } // namespace plexus::lower
 

@@ -26,72 +26,112 @@ double computeSecondsFor(const TrainModel &model, double flops) {
   return flops / (model.chip.bf16Flops * model.efficiency);
 }
 
-cost::CostResult<LayerWork> layerWork(const TrainModel &model,
-                                      const GroupLayout &layout,
-                                      const std::vector<int64_t> &lengths,
-                                      int64_t layer, int64_t zeroWays) {
-  cost::CostResult<LayerWork> result;
+cost::CostResult<ChunkLayerCost>
+chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
+               cost::Checkpointing activations,
+               const std::vector<ChunkSlice> &slices,
+               const std::vector<int64_t> &lengths, int64_t layer,
+               int64_t zeroWays) {
+  cost::CostResult<ChunkLayerCost> result;
+  ChunkLayerCost &c = result.value;
   const cost::TransformerShape &shape = model.shape;
+  const int64_t e = cost::bytesPerElement(shape.dtype);
+  c.paramBytes = ceilDiv(cost::layerParameters(shape, layer) * e, layout.tp);
+  c.paramShardBytes = ceilDiv(c.paramBytes, zeroWays);
+  if (slices.empty())
+    return result;
   const double split =
       static_cast<double>(layout.ulysses * layout.tp * layout.cp);
   const double tokenSplit = static_cast<double>(layout.ulysses * layout.cp);
-  const int64_t e = cost::bytesPerElement(shape.dtype);
   const int64_t d = cost::effectiveHeadDim(shape);
-
-  double fwd = 0, rec = 0, kept = 0, recBytes = 0, tokens = 0;
-  for (int64_t len : lengths) {
-    cost::Slice slice{len, 0};
+  double fwd = 0, core = 0, full = 0, input = 0, tokens = 0, splitTokens = 0;
+  for (const ChunkSlice &s : slices) {
+    const cost::Slice slice{s.tokens(), s.begin};
     auto flops = cost::layerForwardFlops(shape, layer, slice);
     if (!flops.ok()) {
       result.problems = flops.problems;
       return result;
     }
     fwd += flops.value.total();
-    rec += cost::recomputeFlops(flops.value, model.checkpointing);
-    auto act =
-        cost::activationBytesPerToken(shape, layer, slice, model.checkpointing,
-                                      model.attention);
-    if (!act.ok()) {
-      result.problems = act.problems;
+    core += cost::recomputeFlops(flops.value, activations);
+    auto kept = cost::activationBytesPerToken(shape, layer, slice, activations,
+                                              model.attention);
+    if (!kept.ok()) {
+      result.problems = kept.problems;
       return result;
     }
-    kept += static_cast<double>(act.value) * static_cast<double>(len);
-    if (model.checkpointing == cost::Checkpointing::Full) {
-      auto full = cost::activationBytesPerToken(shape, layer, slice,
-                                                cost::Checkpointing::Selective);
-      recBytes += static_cast<double>(full.value - act.value) *
-                  static_cast<double>(len);
-    }
-    tokens += static_cast<double>(len);
+    const double n = static_cast<double>(s.tokens());
+    full += static_cast<double>(kept.value) * n;
+    input += static_cast<double>(cost::activationBytesPerToken(
+                                     shape, layer, slice,
+                                     cost::Checkpointing::Full)
+                                     .value) *
+             n;
+    tokens += n;
+    if (s.begin > 0 ||
+        s.end < lengths[static_cast<size_t>(s.sequence)])
+      splitTokens += n;
   }
-  LayerWork &w = result.value;
-  w.forwardFlops = fwd / split;
-  w.recomputeFlops = rec / split;
-  w.backwardFlops = cost::backwardFlops(cost::LayerFlops{0, 0, fwd}) / split;
-  w.keptBytes = roundBytes(kept / split);
-  w.recomputeBytes = roundBytes(recBytes / split);
+  c.forwardFlops = fwd / split;
+  c.coreFlops = core / split;
+  c.fullBytes = roundBytes(full / split);
+  c.dkvBytes = roundBytes(
+      splitTokens * static_cast<double>(cost::kvBytesPerToken(shape)) / split);
+  c.checkpointBytes = roundBytes(input / split) + c.dkvBytes;
   const double localTokens = tokens / tokenSplit;
   if (layout.ulysses > 1) {
     // Q and the attention output (heads x d each) and K, V (kv heads x d
-    // each) of this rank's tokens; heads are already split by tp.
-    double width =
+    // each) of this rank's tokens; heads are already split by tp. The
+    // all-to-all moves whole blocks: a multiple of ulysses.
+    const double width =
         static_cast<double>(2 * shape.heads * d + 2 * shape.kvHeads * d) /
         static_cast<double>(layout.tp);
-    // The all-to-all moves whole blocks: round up to a multiple of ulysses.
-    int64_t bytes = roundBytes(localTokens * width * static_cast<double>(e));
-    w.allToAllBytes = ceilDiv(bytes, layout.ulysses) * layout.ulysses;
+    const int64_t bytes =
+        roundBytes(localTokens * width * static_cast<double>(e));
+    c.allToAllBytes = ceilDiv(bytes, layout.ulysses) * layout.ulysses;
   }
   if (layout.tp > 1)
-    w.tpAllReduceBytes =
+    c.tpAllReduceBytes =
         roundBytes(2 * localTokens * static_cast<double>(shape.hidden * e));
   if (layout.cp > 1) {
-    int64_t bytes = roundBytes(
+    const int64_t bytes = roundBytes(
         localTokens * static_cast<double>(cost::kvBytesPerToken(shape)) /
         static_cast<double>(layout.tp));
-    w.cpKvBytes = ceilDiv(bytes, layout.cp) * layout.cp;
+    c.cpKvBytes = ceilDiv(bytes, layout.cp) * layout.cp;
   }
-  w.paramBytes = ceilDiv(cost::layerParameters(shape, layer) * e, layout.tp);
-  w.paramShardBytes = ceilDiv(w.paramBytes, zeroWays);
+  return result;
+}
+
+cost::CostResult<LayerWork> layerWork(const TrainModel &model,
+                                      const GroupLayout &layout,
+                                      const std::vector<int64_t> &lengths,
+                                      int64_t layer, int64_t zeroWays) {
+  // Whole sequences are chunk slices [0, length); full checkpointing is a
+  // checkpointed layer over selective activations.
+  std::vector<ChunkSlice> slices;
+  for (size_t i = 0; i < lengths.size(); ++i)
+    slices.push_back({static_cast<int64_t>(i), 0, lengths[i]});
+  const bool full = model.checkpointing == cost::Checkpointing::Full;
+  auto c = chunkLayerCost(model, layout,
+                          full ? cost::Checkpointing::Selective
+                               : model.checkpointing,
+                          slices, lengths, layer, zeroWays);
+  cost::CostResult<LayerWork> result;
+  if (!c.ok()) {
+    result.problems = c.problems;
+    return result;
+  }
+  LayerWork &w = result.value;
+  w.forwardFlops = c.value.forwardFlops;
+  w.recomputeFlops = full ? c.value.forwardFlops : c.value.coreFlops;
+  w.backwardFlops = 2 * c.value.forwardFlops;
+  w.keptBytes = full ? c.value.checkpointBytes : c.value.fullBytes;
+  w.recomputeBytes = full ? c.value.fullBytes - c.value.checkpointBytes : 0;
+  w.allToAllBytes = c.value.allToAllBytes;
+  w.tpAllReduceBytes = c.value.tpAllReduceBytes;
+  w.cpKvBytes = c.value.cpKvBytes;
+  w.paramShardBytes = c.value.paramShardBytes;
+  w.paramBytes = c.value.paramBytes;
   return result;
 }
 

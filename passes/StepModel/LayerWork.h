@@ -11,6 +11,7 @@
 #define PLEXUS_PASSES_STEPMODEL_LAYERWORK_H
 
 #include "passes/Cost/TransformerCost.h"
+#include "passes/StepModel/PipelinePlan.h"
 #include "passes/StepModel/StepPlan.h"
 
 #include <cstdint>
@@ -41,6 +42,41 @@ cost::CostResult<LayerWork> layerWork(const TrainModel &model,
                                       const GroupLayout &layout,
                                       const std::vector<int64_t> &lengths,
                                       int64_t layer, int64_t zeroWays);
+
+/// One layer of one chunk (slices of sequences) for one rank of a group
+/// with `layout`: tokens split over ulysses * cp ranks, heads and
+/// activations over tp as well. What the lowering emits (StepLowering.h).
+struct ChunkLayerCost {
+  double forwardFlops = 0; ///< this rank's share
+  /// The recomputation `activations` implies (the attention core under
+  /// Selective, 0 under None), this rank's share.
+  double coreFlops = 0;
+  /// Kept from forward to backward when the layer is not checkpointed
+  /// (under `activations` and the model's attention kernel).
+  int64_t fullBytes = 0;
+  /// Kept when it is checkpointed: its input (Checkpointing::Full's bytes)
+  /// plus the K and V of split slices, which later slices attend to.
+  int64_t checkpointBytes = 0;
+  /// dK / dV of split slices' context, held from forward to backward.
+  int64_t dkvBytes = 0;
+  int64_t allToAllBytes = 0;    ///< Ulysses, per pass
+  int64_t tpAllReduceBytes = 0; ///< tensor parallel, per pass
+  int64_t cpKvBytes = 0;        ///< context parallel: this rank's K and V
+  int64_t paramBytes = 0;       ///< the layer's weights / tp
+  int64_t paramShardBytes = 0;  ///< ZeRO: this rank's shard of them
+};
+
+/// Cost of layer `layer` for `slices` (sequence ids into `lengths`; a
+/// slice [b, e) attends to its b context tokens; a slice that is not its
+/// whole sequence is split) on one rank of a group with `layout`, ZeRO over
+/// `zeroWays` ranks. With no slices, only the parameter fields are set.
+/// Problems as cost::layerForwardFlops.
+cost::CostResult<ChunkLayerCost>
+chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
+               cost::Checkpointing activations,
+               const std::vector<ChunkSlice> &slices,
+               const std::vector<int64_t> &lengths, int64_t layer,
+               int64_t zeroWays);
 
 /// The layers [begin, end) of stage `stage` of `stages`: L / p each, the
 /// first L mod p stages one more.

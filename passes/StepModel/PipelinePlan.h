@@ -6,7 +6,7 @@
 // through one or more 1F1B pipelines, one pipeline after another. It is
 // what `plan.pipeline` / `plan.chunk` / `plan.remat` hold (TrainJob.h
 // converts) and what the lowering turns into per-rank programs
-// (PipelineLowering.h). Plain C++, header only.
+// (StepLowering.h, as a StepSchedule). Plain C++, header only.
 //
 // Ranks: world = d_s * d_p; rank r is Ulysses rank r mod d_s of stage
 // r / d_s (a stage is one node's worth of consecutive ranks).

@@ -9,7 +9,7 @@
 #include "passes/Train/Passes.h"
 
 #include "dialects/Rt/IR/RtDialect.h"
-#include "passes/Lower/PipelineLowering.h"
+#include "passes/Lower/StepLowering.h"
 #include "passes/Program/RtPrograms.h"
 #include "passes/Simulate/FabricCommTime.h"
 #include "passes/Train/DppPlanning.h"

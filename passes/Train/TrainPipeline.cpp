@@ -1,7 +1,7 @@
 //===- TrainPipeline.cpp - Plan, lower and simulate each train job --------===//
 #include "passes/Train/TrainPipeline.h"
 
-#include "passes/Lower/PipelineLowering.h"
+#include "passes/Lower/StepLowering.h"
 #include "passes/Report/ReportAttr.h"
 #include "passes/Train/AlternativePlans.h"
 #include "passes/Simulate/ChromeTrace.h"

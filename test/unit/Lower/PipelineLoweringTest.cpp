@@ -24,7 +24,7 @@
 // bytes per token.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Lower/PipelineLowering.h"
+#include "passes/Lower/StepLowering.h"
 
 #include "passes/DynamicPP/PipelineSchedule.h"
 #include "passes/Simulate/SliceOrder.h"

@@ -1,7 +1,7 @@
 //===- DppPlanningTest.cpp - DPP's model from a spec, plans as steps ------===//
 #include "passes/Train/DppPlanning.h"
 
-#include "passes/Lower/PipelineLowering.h"
+#include "passes/Lower/StepLowering.h"
 #include "passes/Train/FlexSpModel.h"
 
 #include "TrainFixtures.h"
