@@ -34,6 +34,7 @@ bench: build
 	$(BUILD_DIR)/bin/bench-dpp
 	$(BUILD_DIR)/bin/bench-serving
 	$(BUILD_DIR)/bin/bench-runtime
+	$(BUILD_DIR)/bin/bench-scale
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -8,6 +8,8 @@
 
 #include "passes/Cost/TransformerCost.h"
 
+#include <optional>
+
 #include <cmath>
 #include <limits>
 
@@ -33,12 +35,38 @@ bool usesDenseMlp(const TransformerShape &s, int64_t index) {
   return !s.isMoE() || index < s.denseLayers;
 }
 
+// Every field of TransformerShape; a new field must be compared here too.
+static_assert(sizeof(TransformerShape) == 120,
+              "TransformerShape changed: update sameShape");
+bool sameShape(const TransformerShape &a, const TransformerShape &b) {
+  return a.layers == b.layers && a.hidden == b.hidden && a.heads == b.heads &&
+         a.kvHeads == b.kvHeads && a.headDim == b.headDim && a.ffn == b.ffn &&
+         a.vocab == b.vocab && a.mlp == b.mlp &&
+         a.tiedEmbeddings == b.tiedEmbeddings && a.experts == b.experts &&
+         a.topK == b.topK && a.sharedExperts == b.sharedExperts &&
+         a.moeFfn == b.moeFfn && a.denseLayers == b.denseLayers &&
+         a.mtpLayers == b.mtpLayers && a.dtype == b.dtype;
+}
+
+/// The shape's problems, remembering the last shape found valid: the
+/// per-layer functions run millions of times on one shape in a large step.
+void addShapeProblems(const TransformerShape &s,
+                      std::vector<CostProblem> &problems) {
+  thread_local std::optional<TransformerShape> lastValid;
+  if (lastValid && sameShape(*lastValid, s))
+    return;
+  std::vector<ShapeProblem> found = checkTransformerShape(s);
+  if (found.empty())
+    lastValid = s;
+  for (const ShapeProblem &p : found)
+    problems.push_back({p.field, p.message});
+}
+
 // Problems shared by every per-layer, per-slice function.
 std::vector<CostProblem> checkLayerSlice(const TransformerShape &s,
                                          int64_t index, Slice slice) {
   std::vector<CostProblem> problems;
-  for (const ShapeProblem &p : checkTransformerShape(s))
-    problems.push_back({p.field, p.message});
+  addShapeProblems(s, problems);
   if (problems.empty() && (index < 0 || index >= s.layers))
     problems.push_back({"layer", "layer index " + num(index) +
                                      " is outside [0, " + num(s.layers) + ")"});

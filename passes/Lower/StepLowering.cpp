@@ -24,14 +24,21 @@ void applyRingOrders(std::vector<prog::Program> &programs,
                      const RingOrders &orders) {
   if (orders.empty())
     return;
-  auto reorder = [&](std::vector<int64_t> &ranks) {
+  // Each distinct member list is looked up once; equal lists of one
+  // lowering are one shared list, so this costs per group, not per op.
+  std::map<const void *, prog::Members> reordered;
+  auto reorder = [&](prog::Members &ranks) {
     if (ranks.size() < 3) // two ranks make one ring either way
       return;
-    std::vector<int64_t> key = ranks;
-    std::sort(key.begin(), key.end());
-    auto it = orders.find(key);
-    if (it != orders.end())
-      ranks = it->second;
+    auto [it, fresh] = reordered.try_emplace(ranks.id(), ranks);
+    if (fresh) {
+      std::vector<int64_t> key = ranks.vec();
+      std::sort(key.begin(), key.end());
+      auto order = orders.find(key);
+      if (order != orders.end())
+        it->second = prog::Members(order->second);
+    }
+    ranks = it->second;
   };
   for (prog::Program &program : programs)
     for (prog::Op &op : program.ops) {
@@ -189,22 +196,51 @@ Seat seatOf(const SchedulePhase &phase, int64_t rank) {
   return {};
 }
 
+/// A communicator as ops name it: its members, stored once per step
+/// (Interner), and its name.
+struct Communicator {
+  prog::Members members;
+  std::string name;
+};
+
+/// One shared member list and name per distinct (kind, members) of a
+/// lowering, so that a step's ops hold each group once.
+class Interner {
+public:
+  Communicator get(prog::GroupKind kind, std::vector<int64_t> ranks) {
+    auto [it, fresh] = table.try_emplace({kind, std::move(ranks)});
+    if (fresh)
+      it->second = {prog::Members(it->first.second),
+                    communicatorName(kind, it->first.second)};
+    return it->second;
+  }
+
+private:
+  std::map<std::pair<prog::GroupKind, std::vector<int64_t>>, Communicator>
+      table;
+};
+
 /// The ranks a rank talks to in its group.
 struct GroupRanks {
-  std::vector<int64_t> tp, ulysses, cp;
+  Communicator tp, ulysses, cp;
   int64_t prevStage = -1, nextStage = -1; ///< same position, other stage
 };
 
-GroupRanks groupRanks(const ScheduledGroup &g, const RankPosition &pos) {
+GroupRanks groupRanks(const ScheduledGroup &g, const RankPosition &pos,
+                      Interner &interner) {
   GroupRanks r;
   const GroupLayout &l = g.layout;
   auto at = [&](RankPosition p) { return g.firstRank + localRankOf(l, p); };
+  std::vector<int64_t> tp, ulysses, cp;
   for (int64_t t = 0; t < l.tp; ++t)
-    r.tp.push_back(at({pos.stage, pos.c, pos.u, t}));
+    tp.push_back(at({pos.stage, pos.c, pos.u, t}));
   for (int64_t u = 0; u < l.ulysses; ++u)
-    r.ulysses.push_back(at({pos.stage, pos.c, u, pos.t}));
+    ulysses.push_back(at({pos.stage, pos.c, u, pos.t}));
   for (int64_t c = 0; c < l.cp; ++c)
-    r.cp.push_back(at({pos.stage, c, pos.u, pos.t}));
+    cp.push_back(at({pos.stage, c, pos.u, pos.t}));
+  r.tp = interner.get(prog::GroupKind::Tp, std::move(tp));
+  r.ulysses = interner.get(prog::GroupKind::Sp, std::move(ulysses));
+  r.cp = interner.get(prog::GroupKind::Cp, std::move(cp));
   if (pos.stage > 0)
     r.prevStage = at({pos.stage - 1, pos.c, pos.u, pos.t});
   if (pos.stage + 1 < l.pp)
@@ -228,8 +264,9 @@ struct RankContext {
   const StepSchedule &schedule;
   const LoweringOptions &options;
   int64_t zeroWays = 1;
-  const std::vector<int64_t> &zeroRanks; ///< the rank's ZeRO group
+  const Communicator &zero; ///< the rank's ZeRO group
   prog::Program &program;
+  Interner &interner;
 };
 
 /// Emits the passes of one group's chunks on one rank.
@@ -238,7 +275,7 @@ public:
   PassEmitter(RankContext &ctx, const ScheduledGroup &group,
               const RankPosition &pos)
       : ctx(ctx), layout(group.layout), pos(pos),
-        ranks(groupRanks(group, pos)) {
+        ranks(groupRanks(group, pos, ctx.interner)) {
     std::tie(begin, end) =
         stageLayers(ctx.model.shape.layers, layout.pp, pos.stage);
     const int64_t step = std::max<int64_t>(1, ctx.options.layersPerOp);
@@ -394,24 +431,22 @@ private:
     return bytes;
   }
 
-  /// Emits a collective of `bytes` (none when 0) over `members`.
+  /// Emits a collective of `bytes` (none when 0) over `comm`.
   void collective(prog::CommKind kind, prog::GroupKind group,
-                  const std::vector<int64_t> &members, int64_t bytes,
-                  bool async = false) {
+                  const Communicator &comm, int64_t bytes) {
     if (bytes <= 0)
       return;
-    ctx.program.ops.push_back(prog::Op::collective(
-        kind, group, communicatorName(group, members), members, bytes, async));
+    ctx.program.ops.push_back(
+        prog::Op::collective(kind, group, comm.name, comm.members, bytes));
   }
 
   /// A ZeRO-3 gather or reduction of layers [a, b), on the communication
   /// stream.
   void zeroCollective(prog::CommKind kind, int64_t bytes,
                       std::pair<int64_t, int64_t> layers) {
-    ctx.program.ops.push_back(prog::Op::collective(
-        kind, prog::GroupKind::Zero,
-        communicatorName(prog::GroupKind::Zero, ctx.zeroRanks), ctx.zeroRanks,
-        bytes, /*async=*/true));
+    ctx.program.ops.push_back(
+        prog::Op::collective(kind, prog::GroupKind::Zero, ctx.zero.name,
+                             ctx.zero.members, bytes, /*async=*/true));
     ctx.program.ops.back().carryLayers(layers.first, layers.second);
   }
 
@@ -434,9 +469,9 @@ private:
     if (ctx.schedule.sliceIndices)
       op.slices = w.slices;
     op.flops = flops;
-    if (ranks.ulysses.size() > 1) {
-      op.ulysses = communicatorName(prog::GroupKind::Sp, ranks.ulysses);
-      op.ulyssesRanks = ranks.ulysses;
+    if (ranks.ulysses.members.size() > 1) {
+      op.ulysses = ranks.ulysses.name;
+      op.ulyssesRanks = ranks.ulysses.members;
     }
     ctx.program.ops.push_back(std::move(op));
   }
@@ -588,6 +623,13 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
       return out;
     }
 
+  Interner interner;
+  std::map<std::pair<int64_t, int64_t>, Communicator> zeroComms, dpComms;
+  for (const auto &[k, members] : zeroGroups) {
+    zeroComms[k] = interner.get(prog::GroupKind::Zero, members);
+    dpComms[k] = interner.get(prog::GroupKind::Dp, members);
+  }
+
   out.programs.resize(static_cast<size_t>(world));
   const int64_t layersPerOp = std::max<int64_t>(1, options.layersPerOp);
   for (int64_t r = 0; r < world; ++r) {
@@ -651,8 +693,9 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
                           schedule,
                           options,
                           zeroWays,
-                          zeroGroups[key[static_cast<size_t>(r)]],
-                          out.programs[static_cast<size_t>(r)]};
+                          zeroComms[key[static_cast<size_t>(r)]],
+                          out.programs[static_cast<size_t>(r)],
+                          interner};
           PassEmitter emit(ctx, group, pos);
           for (const StageStep &st : steps[static_cast<size_t>(s)]) {
             const ChunkWork &w = works[static_cast<size_t>(st.position)];
@@ -699,9 +742,9 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
       int64_t grads = carriedParameters(model.shape, a, b);
       grads = ceilDiv(grads, tp) * cost::bytesPerElement(model.shape.dtype);
       grads = ceilDiv(grads, zeroWays) * zeroWays;
-      const std::vector<int64_t> &members =
-          zeroGroups[key[static_cast<size_t>(r)]];
-      const std::string name = communicatorName(prog::GroupKind::Dp, members);
+      const Communicator &dp = dpComms[key[static_cast<size_t>(r)]];
+      const prog::Members &members = dp.members;
+      const std::string &name = dp.name;
       prog::Program &program = out.programs[static_cast<size_t>(r)];
       if (model.zero == 0) {
         program.ops.push_back(prog::Op::collective(

@@ -99,7 +99,7 @@ Op Op::recv(int64_t peer, int64_t bytes, int64_t tag) {
   return op;
 }
 
-Op Op::collective(CommKind kind, GroupKind groupKind, std::string group, std::vector<int64_t> ranks,
+Op Op::collective(CommKind kind, GroupKind groupKind, std::string group, Members ranks,
                   int64_t bytes, bool async) {
   Op op;
   op.kind = OpKind::Collective;

@@ -16,6 +16,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,57 @@ const char *toString(ComputeKind k);
 const char *toString(CommKind k);
 const char *toString(GroupKind k);
 
+/// A communicator's members in ring order. Immutable and shared: every op
+/// over the same communicator can hold the same list (the lowering interns
+/// them), so a step stores each group's members once, not once per op and
+/// member. Reads like a const std::vector<int64_t>.
+class Members {
+public:
+  Members() = default;
+  Members(std::vector<int64_t> ranks) // NOLINT: implicit on purpose
+      : list(std::make_shared<const std::vector<int64_t>>(std::move(ranks))) {}
+  Members(std::initializer_list<int64_t> ranks)
+      : Members(std::vector<int64_t>(ranks)) {}
+
+  const std::vector<int64_t> &vec() const { return list ? *list : none(); }
+  operator const std::vector<int64_t> &() const { // NOLINT: implicit
+    return vec();
+  }
+  size_t size() const { return vec().size(); }
+  bool empty() const { return vec().empty(); }
+  std::vector<int64_t>::const_iterator begin() const { return vec().begin(); }
+  std::vector<int64_t>::const_iterator end() const { return vec().end(); }
+  int64_t operator[](size_t i) const { return vec()[i]; }
+  int64_t front() const { return vec().front(); }
+  int64_t back() const { return vec().back(); }
+  /// Identity of the shared list: equal for copies of one Members (caches
+  /// key on it); null for an empty default.
+  const void *id() const { return list.get(); }
+  bool operator==(const Members &o) const {
+    return list == o.list || vec() == o.vec();
+  }
+  bool operator!=(const Members &o) const { return !(*this == o); }
+  friend bool operator==(const Members &a, const std::vector<int64_t> &b) {
+    return a.vec() == b;
+  }
+  friend bool operator==(const std::vector<int64_t> &a, const Members &b) {
+    return a == b.vec();
+  }
+  friend bool operator!=(const Members &a, const std::vector<int64_t> &b) {
+    return !(a == b);
+  }
+  friend bool operator!=(const std::vector<int64_t> &a, const Members &b) {
+    return !(a == b);
+  }
+
+private:
+  static const std::vector<int64_t> &none() {
+    static const std::vector<int64_t> empty;
+    return empty;
+  }
+  std::shared_ptr<const std::vector<int64_t>> list;
+};
+
 /// One op of a rank's program. Only the fields of its kind are meaningful;
 /// build ops with the factory functions.
 struct Op {
@@ -70,7 +123,7 @@ struct Op {
   // `ulysses`); none when ulyssesRanks is empty. Carried, not simulated:
   // the group's rt.all_to_all ops account for its traffic.
   std::string ulysses;
-  std::vector<int64_t> ulyssesRanks;
+  Members ulyssesRanks;
   // Send / Recv.
   int64_t peer = -1;
   int64_t tag = 0;
@@ -87,7 +140,7 @@ struct Op {
   CommKind commKind = CommKind::AllReduce;
   GroupKind groupKind = GroupKind::Dp; ///< what the communicator is for
   std::string group;          ///< communicator id, the same on every member
-  std::vector<int64_t> ranks; ///< members in ring order
+  Members ranks; ///< members in ring order
   bool async = false;         ///< runs on the rank's communication stream
   // Wait: how many asynchronous collectives may still be unfinished.
   int64_t pending = 0;
@@ -97,7 +150,7 @@ struct Op {
   static Op send(int64_t peer, int64_t bytes, int64_t tag = 0);
   static Op recv(int64_t peer, int64_t bytes, int64_t tag = 0);
   static Op collective(CommKind kind, GroupKind groupKind, std::string group,
-                       std::vector<int64_t> ranks, int64_t bytes,
+                       Members ranks, int64_t bytes,
                        bool async = false);
   static Op wait(int64_t pending = 0);
 

@@ -79,7 +79,7 @@ void writeRtPrograms(OpBuilder &builder, Location loc,
         if (!op.ulyssesRanks.empty()) {
           compute.setUlyssesAttr(builder.getStringAttr(op.ulysses));
           compute.setUlyssesGroupAttr(
-              builder.getDenseI64ArrayAttr(op.ulyssesRanks));
+              builder.getDenseI64ArrayAttr(op.ulyssesRanks.vec()));
         }
         break;
       }
@@ -112,7 +112,7 @@ void writeRtPrograms(OpBuilder &builder, Location loc,
         break;
       }
       case prog::OpKind::Collective: {
-        auto group = builder.getDenseI64ArrayAttr(op.ranks);
+        auto group = builder.getDenseI64ArrayAttr(op.ranks.vec());
         StringAttr comm = builder.getStringAttr(op.group);
       auto kind = rt::CommKindAttr::get(builder.getContext(), commKindOf(op.groupKind));
         IntegerAttr bytes = builder.getI64IntegerAttr(op.bytes);
@@ -183,6 +183,14 @@ FailureOr<RtPrograms> readRtPrograms(ModuleOp module) {
     }
   }
   RtPrograms result;
+  // Equal member lists are one uniqued attribute: one shared Members each.
+  std::map<std::pair<const int64_t *, size_t>, Members> interned;
+  auto members = [&](ArrayRef<int64_t> list) {
+    auto [it, fresh] = interned.try_emplace({list.data(), list.size()});
+    if (fresh)
+      it->second = Members(std::vector<int64_t>(list.begin(), list.end()));
+    return it->second;
+  };
   int64_t expected = 0;
   for (auto &[rank, program] : byRank) {
     if (rank != expected) {
@@ -215,7 +223,7 @@ FailureOr<RtPrograms> readRtPrograms(ModuleOp module) {
         op.flops = c.getFlops().value_or(0);
         if (std::optional<ArrayRef<int64_t>> group = c.getUlyssesGroup()) {
           op.ulysses = c.getUlysses().value_or("").str();
-          op.ulyssesRanks.assign(group->begin(), group->end());
+          op.ulyssesRanks = members(*group);
         }
         p.ops.push_back(std::move(op));
       } else if (auto s = dyn_cast<rt::SendOp>(op)) {
@@ -233,7 +241,7 @@ FailureOr<RtPrograms> readRtPrograms(ModuleOp module) {
         ArrayRef<int64_t> group = coll.getGroup();
         p.ops.push_back(Op::collective(
             kind, groupKindOf(coll.getKind()), coll.getComm().str(),
-            std::vector<int64_t>(group.begin(), group.end()), coll.getBytes(),
+            members(group), coll.getBytes(),
             op.hasAttr("async")));
         auto begin = op.getAttrOfType<IntegerAttr>("layer_begin");
         auto end = op.getAttrOfType<IntegerAttr>("layer_end");

@@ -78,7 +78,7 @@ struct Queued {
 struct Instance {
   CommKind kind = CommKind::AllReduce;
   int64_t bytes = 0;
-  std::vector<int64_t> ranks;
+  prog::Members ranks;
   std::vector<Arrival> arrivals;
 };
 
@@ -142,6 +142,19 @@ private:
   bool fail(SimErrorKind kind, std::string message,
             std::vector<int64_t> errorRanks);
   void schedule(double t, int64_t r) { events.push({t, r}); }
+  /// Adds a finished interval of rank r to its totals (in the order the
+  /// intervals end up in its spans) and, with keepSpans, to its spans.
+  void record(int64_t r, Span &&s, bool recompute = false) {
+    RankResult &rr = result.ranks[r];
+    const double seconds = s.end - s.start;
+    (s.isCompute ? rr.computeSeconds
+     : s.async   ? rr.overlappedCommSeconds
+                 : rr.commSeconds) += seconds;
+    if (recompute)
+      rr.recomputeSpanSeconds.push_back(seconds);
+    if (options.keepSpans)
+      rr.spans.push_back(std::move(s));
+  }
 
   const std::vector<Program> &programs;
   const SimOptions &options;
@@ -161,6 +174,13 @@ private:
   std::vector<double> waitStart;
   std::vector<double> streamOpStart; ///< when the running stream op started
   std::map<std::pair<std::string, int64_t>, Instance> instances;
+  /// validate(): each distinct member list, sorted, and what is wrong
+  /// with it (null: nothing).
+  struct CheckedGroup {
+    std::vector<int64_t> sorted;
+    const char *problem = nullptr;
+  };
+  std::map<const void *, CheckedGroup> checkedGroups;
 };
 
 bool Simulator::fail(SimErrorKind kind, std::string message,
@@ -180,9 +200,9 @@ bool Simulator::validate() {
     const std::vector<Op> &ops = programs[r].ops;
     for (size_t i = 0; i < ops.size(); ++i) {
       const Op &op = ops[i];
-      std::ostringstream where;
-      where << "rank " << r << " op " << i << " (" << describe(op) << "): ";
       auto bad = [&](const char *why) {
+        std::ostringstream where;
+        where << "rank " << r << " op " << i << " (" << describe(op) << "): ";
         return fail(SimErrorKind::InvalidProgram, where.str() + why, {r});
       };
       if (op.kind == OpKind::Compute) {
@@ -211,14 +231,23 @@ bool Simulator::validate() {
         return bad("a collective cannot be of kind send_recv");
       if (op.ranks.empty())
         return bad("group is empty");
-      std::set<int64_t> seen;
-      for (int64_t m : op.ranks) {
-        if (m < 0 || m >= n)
-          return bad("group member is not a rank");
-        if (!seen.insert(m).second)
-          return bad("group member repeated");
+      // Each distinct member list is checked once (ops over one
+      // communicator share it); its sorted copy answers membership.
+      auto [it, fresh] = checkedGroups.try_emplace(op.ranks.id());
+      if (fresh) {
+        std::vector<int64_t> &sorted = it->second.sorted;
+        sorted = op.ranks.vec();
+        std::sort(sorted.begin(), sorted.end());
+        if (sorted.front() < 0 || sorted.back() >= n)
+          it->second.problem = "group member is not a rank";
+        else if (std::adjacent_find(sorted.begin(), sorted.end()) !=
+                 sorted.end())
+          it->second.problem = "group member repeated";
       }
-      if (!seen.count(r))
+      if (it->second.problem)
+        return bad(it->second.problem);
+      if (!std::binary_search(it->second.sorted.begin(),
+                              it->second.sorted.end(), r))
         return bad("group does not include the rank");
     }
   }
@@ -239,19 +268,22 @@ bool Simulator::commTime(const CommRequest &req, double &seconds) {
   } catch (...) {
     t = CommTime::failure("callback threw");
   }
-  std::ostringstream what;
-  what << toString(req.kind) << " of " << req.bytes << " bytes among [";
-  for (size_t i = 0; i < req.ranks.size(); ++i)
-    what << (i ? ", " : "") << req.ranks[i];
-  what << "]";
-  if (!req.group.empty())
-    what << " group \"" << req.group << "\"";
+  auto what = [&] {
+    std::ostringstream os;
+    os << toString(req.kind) << " of " << req.bytes << " bytes among [";
+    for (size_t i = 0; i < req.ranks.size(); ++i)
+      os << (i ? ", " : "") << req.ranks[i];
+    os << "]";
+    if (!req.group.empty())
+      os << " group \"" << req.group << "\"";
+    return os.str();
+  };
   if (!t.error.empty())
-    return fail(SimErrorKind::CommTimeFailed, what.str() + ": " + t.error,
+    return fail(SimErrorKind::CommTimeFailed, what() + ": " + t.error,
                 req.ranks);
   if (!std::isfinite(t.seconds) || t.seconds < 0)
     return fail(SimErrorKind::CommTimeFailed,
-                what.str() + ": duration must be finite and non-negative",
+                what() + ": duration must be finite and non-negative",
                 req.ranks);
   seconds = t.seconds;
   return true;
@@ -270,19 +302,22 @@ bool Simulator::completeP2P(int64_t sender, int64_t receiver, const Op &sendOp,
   if (!commTime(req, seconds))
     return false;
   double end = start + seconds;
-  std::string tagText = " tag " + std::to_string(sendOp.tag);
+  const std::string tagText =
+      options.keepSpans ? " tag " + std::to_string(sendOp.tag) : "";
   Span s;
   s.start = start;
   s.end = end;
   s.bytes = sendOp.bytes;
-  s.name = "send to " + std::to_string(receiver) + tagText;
+  if (options.keepSpans)
+    s.name = "send to " + std::to_string(receiver) + tagText;
   s.category = "send";
   s.opIndex = sendIndex;
-  result.ranks[sender].spans.push_back(s);
-  s.name = "recv from " + std::to_string(sender) + tagText;
+  record(sender, Span(s));
+  if (options.keepSpans)
+    s.name = "recv from " + std::to_string(sender) + tagText;
   s.category = "recv";
   s.opIndex = recvIndex;
-  result.ranks[receiver].spans.push_back(s);
+  record(receiver, std::move(s));
   ++pc[sender];
   ++pc[receiver];
   schedule(end, sender);
@@ -356,7 +391,7 @@ bool Simulator::issueCollective(double t, int64_t r, const Op &op,
 
   CommRequest req;
   req.kind = inst.kind;
-  req.ranks = inst.ranks;
+  req.ranks = inst.ranks.vec();
   req.group = op.group;
   req.bytes = inst.bytes;
   req.startSeconds = t;
@@ -365,7 +400,8 @@ bool Simulator::issueCollective(double t, int64_t r, const Op &op,
     return false;
   double end = t + seconds;
   Span s;
-  s.name = std::string(toString(inst.kind)) + " " + op.group;
+  if (options.keepSpans)
+    s.name = std::string(toString(inst.kind)) + " " + op.group;
   s.category = toString(inst.kind);
   s.start = t;
   s.end = end;
@@ -373,7 +409,7 @@ bool Simulator::issueCollective(double t, int64_t r, const Op &op,
   for (const Arrival &a : inst.arrivals) {
     s.opIndex = a.opIndex;
     s.async = a.async;
-    result.ranks[a.rank].spans.push_back(s);
+    record(a.rank, Span(s));
     if (a.async) {
       streamOpStart[a.rank] = t;
       schedule(end, n + a.rank); // the stream's op completes
@@ -413,7 +449,7 @@ bool Simulator::streamComplete(double t, int64_t r) {
         s.start = from;
         s.end = t;
         s.opIndex = static_cast<int64_t>(pc[r]);
-        result.ranks[r].spans.push_back(std::move(s));
+        record(r, std::move(s));
       }
       if (pc[r] < ops.size())
         ++pc[r];
@@ -444,13 +480,14 @@ bool Simulator::step(double t, int64_t r) {
     RankResult &rr = result.ranks[r];
     rr.peakMemoryBytes = std::max(rr.peakMemoryBytes, memory[r]);
     Span s;
-    s.name = op.label.empty() ? toString(op.computeKind) : op.label;
+    if (options.keepSpans)
+      s.name = op.label.empty() ? toString(op.computeKind) : op.label;
     s.category = toString(op.computeKind);
     s.start = t;
     s.end = t + op.seconds;
     s.opIndex = static_cast<int64_t>(pc[r]);
     s.isCompute = true;
-    rr.spans.push_back(std::move(s));
+    record(r, std::move(s), op.computeKind == ComputeKind::Recompute);
     ++pc[r];
     schedule(t + op.seconds, r);
     return true;
@@ -568,10 +605,6 @@ SimResult Simulator::run() {
   for (const RankResult &rr : result.ranks)
     result.stepSeconds = std::max(result.stepSeconds, rr.finishSeconds);
   for (RankResult &rr : result.ranks) {
-    for (const Span &s : rr.spans)
-      (s.isCompute ? rr.computeSeconds
-       : s.async   ? rr.overlappedCommSeconds
-                   : rr.commSeconds) += s.end - s.start;
     rr.idleSeconds =
         std::max(0.0, result.stepSeconds - rr.computeSeconds - rr.commSeconds);
   }

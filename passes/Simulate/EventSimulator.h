@@ -61,6 +61,10 @@ struct SimOptions {
   /// rank; MFU is reported when both are given.
   std::optional<double> totalFlops;
   std::optional<double> peakFlopsPerRank;
+  /// Keep every rank's spans (a trace needs them). Without, the result has
+  /// the same totals and no spans, which saves most of a large step's time
+  /// and memory.
+  bool keepSpans = true;
 };
 
 /// Why a simulation has no result.
@@ -94,6 +98,8 @@ struct RankResult {
   double idleSeconds = 0;           ///< stepSeconds - compute - comm (bubble)
   double finishSeconds = 0;         ///< when its last op completed
   int64_t peakMemoryBytes = 0;      ///< max of the running sum of memory deltas
+  /// The duration of each of its recompute ops, in span order.
+  std::vector<double> recomputeSpanSeconds;
   std::vector<Span> spans;          ///< the rank's own ops, in time order, then
                                     ///< its stream's collectives (async)
 };

@@ -118,7 +118,7 @@ int64_t layersPerOpFor(const step::PipelinedStepPlan &plan,
 
 StepSimulation simulateStep(const baselines::NamedPlan &plan,
                             const prog::CommTimeFn &comm,
-                            const lower::RingOrders *orders) {
+                            const lower::RingOrders *orders, bool keepSpans) {
   StepSimulation out;
   lower::LoweringOptions lowering;
   lower::LoweredStep lowered;
@@ -139,6 +139,7 @@ StepSimulation simulateStep(const baselines::NamedPlan &plan,
   options.commTime = comm;
   options.totalFlops = lowered.totalFlops;
   options.peakFlopsPerRank = plan.model.chip.bf16Flops;
+  options.keepSpans = keepSpans;
   out.flops = lowered.totalFlops;
   out.result = sim::simulate(lowered.programs, options);
   if (!out.result.ok()) {
@@ -489,7 +490,8 @@ Judged judge(baselines::NamedPlan plan, const baselines::TrainSetup &setup,
     j.error = j.plan.error;
     return j;
   }
-  j.sim = simulateStep(j.plan, comm, &orders);
+  // Spans only for a trace (simulated again then): the totals need none.
+  j.sim = simulateStep(j.plan, comm, &orders, /*keepSpans=*/false);
   if (!j.sim.error.empty()) {
     j.error = j.sim.error;
     return j;
@@ -543,9 +545,8 @@ void accumulate(Accumulator &acc, const Judged &j, int64_t step,
     o.computeSeconds += rr.computeSeconds / n;
     o.commSeconds += rr.commSeconds / n;
     o.bubbleSeconds += rr.idleSeconds / n;
-    for (const sim::Span &span : rr.spans)
-      if (span.category == "recompute")
-        o.recomputeSeconds += (span.end - span.start) / n;
+    for (double seconds : rr.recomputeSpanSeconds)
+      o.recomputeSeconds += seconds / n;
   }
 }
 
@@ -1079,8 +1080,13 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     eraseAlternatives(module, name);
     if (failure.empty() && firstStep && !traced &&
         !options.tracePath.empty()) {
-      if (std::string error = sim::writeChromeTrace(firstStep->sim.result,
-                                                    options.tracePath);
+      // The same deterministic simulation as the judge's, with its spans.
+      StepSimulation again =
+          simulateStep(firstStep->plan, simComm, &orders, /*keepSpans=*/true);
+      if (std::string error =
+              again.error.empty()
+                  ? sim::writeChromeTrace(again.result, options.tracePath)
+                  : again.error;
           !error.empty())
         failure = "cannot write the trace: " + error;
       traced = true;

@@ -194,10 +194,13 @@ struct StepSimulation {
   sim::SimResult result;
 };
 /// `orders` (may be null): the ring orders placement chose, applied to the
-/// lowered programs' communicators (lower::applyRingOrders).
+/// lowered programs' communicators (lower::applyRingOrders). `keepSpans`:
+/// the result keeps every rank's spans (a trace needs them; the totals are
+/// the same without).
 StepSimulation simulateStep(const baselines::NamedPlan &plan,
                             const prog::CommTimeFn &comm,
-                            const lower::RingOrders *orders = nullptr);
+                            const lower::RingOrders *orders = nullptr,
+                            bool keepSpans = true);
 
 /// What the planning stages need besides the module.
 struct PlanningOptions {
