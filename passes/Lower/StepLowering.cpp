@@ -639,6 +639,11 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
   }
 
   const auto slices = sliceIndices(schedule);
+  // Two passes over the phases: the first emits one rank of each group's
+  // stage (they all emit as many ops) to count every program's ops, so
+  // that the second emits into programs of the right capacity.
+  std::vector<size_t> opCounts(static_cast<size_t>(world), 0);
+  auto emitPhases = [&](bool countOnly) -> std::string {
   for (size_t i = 0; i < schedule.phases.size(); ++i) {
     const SchedulePhase &phase = schedule.phases[i];
     for (size_t gi = 0; gi < phase.groups.size(); ++gi) {
@@ -659,9 +664,7 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
                 l.pp, s, group.backward, std::min(group.nSplit, n + 1),
                 orders[static_cast<size_t>(s)]);
             !error.empty()) {
-          out = LoweredStep();
-          out.error = where + ": " + error;
-          return out;
+          return where + ": " + error;
         }
       std::vector<std::vector<StageStep>> steps;
       for (int64_t s = 0; s < l.pp; ++s)
@@ -669,32 +672,36 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
       for (int64_t s = 0; s + 1 < l.pp; ++s)
         if (linkMessages(steps[static_cast<size_t>(s)], true) !=
             linkMessages(steps[static_cast<size_t>(s + 1)], false)) {
-          out = LoweredStep();
-          out.error = where + ": stages " + num(s) + " and " + num(s + 1) +
-                      " would exchange activations and gradients in "
-                      "different orders";
-          return out;
+          return where + ": stages " + num(s) + " and " + num(s + 1) +
+                 " would exchange activations and gradients in different "
+                 "orders";
         }
       std::vector<ChunkWork> works;
       for (int64_t s = 0; s < l.pp; ++s) {
         if (std::string error = chunkWorks(schedule, model, group, slices[i][gi],
                                            s, zeroWays, works);
-            !error.empty()) {
-          out = LoweredStep();
-          out.error = error;
-          return out;
-        }
+            !error.empty())
+          return error;
+        bool counted = false;
+        size_t count = 0;
         for (int64_t local = 0; local < l.degree(); ++local) {
           const RankPosition pos = positionOf(l, local);
           if (pos.stage != s)
             continue;
           const int64_t r = group.firstRank + local;
+          if (countOnly && counted) {
+            opCounts[static_cast<size_t>(r)] += count;
+            continue;
+          }
+          prog::Program scratch;
+          prog::Program &program =
+              countOnly ? scratch : out.programs[static_cast<size_t>(r)];
           RankContext ctx{model,
                           schedule,
                           options,
                           zeroWays,
                           zeroComms[key[static_cast<size_t>(r)]],
-                          out.programs[static_cast<size_t>(r)],
+                          program,
                           interner};
           PassEmitter emit(ctx, group, pos);
           for (const StageStep &st : steps[static_cast<size_t>(s)]) {
@@ -728,10 +735,32 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
               break;
             }
           }
+          if (countOnly) {
+            counted = true;
+            count = scratch.ops.size();
+            opCounts[static_cast<size_t>(r)] += count;
+          }
         }
       }
     }
   }
+  return {};
+  };
+  if (std::string error = emitPhases(/*countOnly=*/true); !error.empty()) {
+    out = LoweredStep();
+    out.error = error;
+    return out;
+  }
+  // The end-of-step synchronisation adds at most two ops.
+  for (int64_t r = 0; r < world; ++r)
+    out.programs[static_cast<size_t>(r)].ops.reserve(
+        opCounts[static_cast<size_t>(r)] + 2);
+  if (std::string error = emitPhases(/*countOnly=*/false); !error.empty()) {
+    out = LoweredStep();
+    out.error = error;
+    return out;
+  }
+
 
   // Data-parallel gradient synchronisation at the end of the step.
   if (model.zero < 3 && zeroWays > 1)

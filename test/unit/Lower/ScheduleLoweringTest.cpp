@@ -101,6 +101,19 @@ TEST(ScheduleLowering, UnequalPipelinesShareOneGradientSync) {
     EXPECT_EQ(p.ops.back().group, "dp:0,1,4,5");
   }
   EXPECT_EQ(lowered.programs[6].ops.back().group, "dp:2,3,6,7");
+  // One member list per communicator, shared by every op over it on every
+  // rank, and still one after placement's ring orders.
+  EXPECT_EQ(lowered.programs[0].ops.back().ranks.id(),
+            lowered.programs[5].ops.back().ranks.id());
+  RingOrders orders;
+  orders[{0, 1, 4, 5}] = {0, 4, 5, 1};
+  applyRingOrders(lowered.programs, orders);
+  EXPECT_EQ(lowered.programs[0].ops.back().ranks,
+            (std::vector<int64_t>{0, 4, 5, 1}));
+  EXPECT_EQ(lowered.programs[0].ops.back().ranks.id(),
+            lowered.programs[4].ops.back().ranks.id());
+  EXPECT_EQ(lowered.programs[6].ops.back().ranks,
+            (std::vector<int64_t>{2, 3, 6, 7}));
   EXPECT_EQ(count(lowered.programs[0], prog::ComputeKind::Fwd), 3u * 2);
   EXPECT_EQ(count(lowered.programs[4], prog::ComputeKind::Fwd), 1u * 2);
   EXPECT_EQ(count(lowered.programs[0], prog::ComputeKind::Recompute), 0u);

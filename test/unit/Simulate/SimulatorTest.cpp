@@ -565,3 +565,90 @@ TEST(AsyncCollectives, StreamSpansGetTheirOwnTraceTrack) {
 }
 
 } // namespace
+
+// Without spans the result is the same but for them: every rank's totals,
+// its recompute durations and the step, to the last bit (the totals are
+// summed in the order the spans would have been kept).
+TEST(Simulator, SpansOffKeepsEveryTotal) {
+  auto progs = oneFOneB(4, 6, 1e-3, 2e-3, 1000);
+  for (int r = 0; r < 4; ++r) {
+    progs[r].ops.insert(progs[r].ops.begin() + 1,
+                        Op::compute("recompute", ComputeKind::Recompute,
+                                    3e-4 * (r + 1)));
+    progs[r].ops.push_back(Op::collective(CommKind::AllReduce, GroupKind::Dp,
+                                          "dp", {0, 1, 2, 3}, 1 << 20,
+                                          /*async=*/true));
+    progs[r].ops.push_back(Op::wait(0));
+  }
+  SimOptions opt;
+  opt.commTime = alphaBeta(1e-6, 25e9);
+  SimResult with = simulate(progs, opt);
+  opt.keepSpans = false;
+  SimResult without = simulate(progs, opt);
+  ASSERT_TRUE(with.ok() && without.ok());
+  EXPECT_EQ(with.stepSeconds, without.stepSeconds);
+  ASSERT_EQ(with.ranks.size(), without.ranks.size());
+  for (size_t r = 0; r < with.ranks.size(); ++r) {
+    const RankResult &a = with.ranks[r], &b = without.ranks[r];
+    EXPECT_FALSE(a.spans.empty());
+    EXPECT_TRUE(b.spans.empty());
+    EXPECT_EQ(a.computeSeconds, b.computeSeconds);
+    EXPECT_EQ(a.commSeconds, b.commSeconds);
+    EXPECT_EQ(a.overlappedCommSeconds, b.overlappedCommSeconds);
+    EXPECT_EQ(a.idleSeconds, b.idleSeconds);
+    EXPECT_EQ(a.peakMemoryBytes, b.peakMemoryBytes);
+    EXPECT_EQ(a.recomputeSpanSeconds, b.recomputeSpanSeconds);
+    ASSERT_EQ(a.recomputeSpanSeconds.size(), 1u);
+    EXPECT_DOUBLE_EQ(a.recomputeSpanSeconds[0], 3e-4 * double(r + 1));
+  }
+}
+
+// Ops over one communicator share its member list; the simulator checks a
+// shared list once but still checks every op's own rank against it, and a
+// bad shared list fails every op that holds it.
+TEST(Simulator, SharedMemberListsAreCheckedPerOp) {
+  const plexus::prog::Members pair{0, 1};
+  std::vector<Program> progs(3);
+  for (int r = 0; r < 2; ++r)
+    for (int k = 0; k < 3; ++k)
+      progs[r].ops.push_back(
+          Op::collective(CommKind::AllReduce, GroupKind::Dp, "g", pair, 8));
+  SimOptions opt;
+  opt.commTime = alphaBeta(0, 1e9);
+  EXPECT_TRUE(simulate(progs, opt).ok());
+  // Rank 2 holds the same list, which does not include it.
+  progs[2].ops.push_back(
+      Op::collective(CommKind::AllReduce, GroupKind::Dp, "g", pair, 8));
+  SimResult r = simulate(progs, opt);
+  EXPECT_EQ(r.errorKind, SimErrorKind::InvalidProgram);
+  EXPECT_NE(r.error.find("rank 2 op 0"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("does not include the rank"), std::string::npos);
+  const plexus::prog::Members repeated{1, 1};
+  progs[2].ops.clear();
+  progs[1].ops.push_back(
+      Op::collective(CommKind::AllReduce, GroupKind::Dp, "h", repeated, 8));
+  r = simulate(progs, opt);
+  EXPECT_NE(r.error.find("group member repeated"), std::string::npos)
+      << r.error;
+}
+
+// Members: one list shared by copies, equal by value to an equal list.
+TEST(Members, SharedAndComparedByValue) {
+  const plexus::prog::Members a{3, 1, 2};
+  const plexus::prog::Members b = a;
+  EXPECT_EQ(a.id(), b.id());
+  EXPECT_EQ(a, b);
+  const plexus::prog::Members c(std::vector<int64_t>{3, 1, 2});
+  EXPECT_NE(a.id(), c.id());
+  EXPECT_EQ(a, c);
+  EXPECT_EQ(a, (std::vector<int64_t>{3, 1, 2}));
+  EXPECT_NE(a, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(a.size(), 3u);
+  EXPECT_EQ(a.front(), 3);
+  EXPECT_EQ(a.back(), 2);
+  EXPECT_EQ(a[1], 1);
+  const plexus::prog::Members none;
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(none.id(), nullptr);
+  EXPECT_EQ(none, std::vector<int64_t>{});
+}
