@@ -10,6 +10,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <utility>
 
@@ -77,12 +79,12 @@ std::string checkBytes(double bytes) {
   return "";
 }
 
-/// Adds `bytes` from node `src` to node `dst` of a tree to `load`, spread
-/// over every shortest path as equal-cost multipath routing does: each
-/// path (parallel cables counted apart) carries an equal share. Other
-/// nodes are endpoints, never transit.
-void addTreeFlow(const FabricGraph &g, int64_t src, int64_t dst, double bytes,
-                 std::map<std::pair<int64_t, int64_t>, double> &load) {
+/// The share of a src -> dst flow on each cable (u, w), in the order
+/// addTreeFlow adds them.
+using TreeShares = std::vector<std::pair<std::pair<int64_t, int64_t>, double>>;
+
+TreeShares treeShares(const FabricGraph &g, int64_t src, int64_t dst) {
+  TreeShares out;
   const int64_t n = g.vertexCount();
   // Shortest-path counts from one end, through switches only.
   auto count = [&](int64_t from, int64_t to, std::vector<int64_t> &dist,
@@ -115,7 +117,7 @@ void addTreeFlow(const FabricGraph &g, int64_t src, int64_t dst, double bytes,
   const double total = pathsS[dst];
   const int64_t length = distS[dst];
   if (!(total > 0))
-    return;
+    return out;
   for (int64_t u = 0; u < n; ++u) {
     if (distS[u] < 0 || distD[u] < 0 || distS[u] + distD[u] != length)
       continue;
@@ -125,10 +127,50 @@ void addTreeFlow(const FabricGraph &g, int64_t src, int64_t dst, double bytes,
       if (distS[w] != distS[u] + 1 || distD[w] < 0 ||
           distS[w] + distD[w] != length || (!g.isSwitch(w) && w != dst))
         return;
-      double share = pathsS[u] * static_cast<double>(links) * pathsD[w] / total;
-      load[{u, w}] += bytes * share;
+      out.push_back(
+          {{u, w}, pathsS[u] * static_cast<double>(links) * pathsD[w] / total});
     });
   }
+  return out;
+}
+
+} // namespace
+
+/// Shares per node pair of one built graph, computed once (two searches
+/// over the whole graph each): a collective over many nodes asks for the
+/// same pairs again and again.
+struct TreeFlowCache {
+  std::mutex mutex;
+  std::map<std::pair<int64_t, int64_t>, TreeShares> shares;
+};
+
+namespace {
+
+/// Adds `bytes` from src to dst (nodes) spread over every shortest path
+/// through switches, as ECMP does: each path (parallel cables counted
+/// apart) carries an equal share. Other nodes are endpoints, never transit.
+void addTreeFlow(const FabricGraph &g, int64_t src, int64_t dst, double bytes,
+                 std::map<std::pair<int64_t, int64_t>, double> &load) {
+  std::shared_ptr<TreeFlowCache> cache = g.treeFlows;
+  if (!cache) {
+    static std::mutex creating;
+    std::lock_guard<std::mutex> lock(creating);
+    if (!g.treeFlows)
+      g.treeFlows = std::make_shared<TreeFlowCache>();
+    cache = g.treeFlows;
+  }
+  const TreeShares *shares = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    auto it = cache->shares.find({src, dst});
+    if (it == cache->shares.end())
+      it = cache->shares.emplace(std::make_pair(src, dst),
+                                 treeShares(g, src, dst))
+               .first;
+    shares = &it->second; // map nodes are stable; entries never change
+  }
+  for (const auto &[link, share] : *shares)
+    load[link] += bytes * share;
 }
 
 /// Contention with, on trees, a node's cables capped at the NICs the group

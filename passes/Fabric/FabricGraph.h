@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,11 @@ struct FabricBuildResult {
 /// Vertices: nodes 0..nodes-1 first (RailX: node = row * cols + col; torus:
 /// mixed radix, last dimension fastest), then switches (trees only): leaves,
 /// then spines (2 tiers) or aggregation switches then cores (3 tiers).
+/// Memoized equal-cost-multipath shares of tree routes (CollectiveModel.cpp):
+/// what a flow between two nodes puts on each cable, computed once per node
+/// pair of a built graph.
+struct TreeFlowCache;
+
 struct FabricGraph {
   TopologyShape shape;
   int64_t nodes = 0, chipsPerNode = 0;
@@ -100,6 +106,10 @@ struct FabricGraph {
   double bisectionBandwidth() const;
   /// Inter-node links (arcs when directed), counted, not stored.
   int64_t linkCount() const;
+
+  /// Filled on first use by the collective models; build() starts a new one.
+  /// Shared by copies of the graph (they are the same fabric).
+  mutable std::shared_ptr<TreeFlowCache> treeFlows;
 };
 
 /// Breadth-first hop counts from vertex `source` over forEachNeighbor, for

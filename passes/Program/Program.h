@@ -185,6 +185,10 @@ struct CommRequest {
   CommKind kind = CommKind::PointToPoint;
   /// Point to point: {sender, receiver}. Collective: the group's members.
   std::vector<int64_t> ranks;
+  /// A collective from a program: the op's shared member list (the same as
+  /// `ranks`), so that a duration model can key a cache on its identity;
+  /// empty otherwise.
+  Members members;
   std::string group; ///< empty for point to point
   int64_t bytes = 0;
   int64_t tag = 0;         ///< point to point only

@@ -392,6 +392,7 @@ bool Simulator::issueCollective(double t, int64_t r, const Op &op,
   CommRequest req;
   req.kind = inst.kind;
   req.ranks = inst.ranks.vec();
+  req.members = inst.ranks;
   req.group = op.group;
   req.bytes = inst.bytes;
   req.startSeconds = t;

@@ -57,6 +57,9 @@ CommTimeFn fabricCommTime(const fabric::FabricGraph &graph,
   struct Modeled {
     fabric::CollectiveTime time;
     std::map<int64_t, double> usage; ///< empty when inside one node
+    /// Keeps the shared member lists alive whose identity keys this entry
+    /// (so that their addresses cannot name other lists later).
+    std::vector<prog::Members> keepAlive;
   };
   /// A communication still running: when it ends, and its usage.
   struct Active {
@@ -65,6 +68,9 @@ CommTimeFn fabricCommTime(const fabric::FabricGraph &graph,
   };
   struct State {
     std::map<std::tuple<int, std::vector<int64_t>, int64_t>, Modeled> cache;
+    /// Requests with a shared member list, keyed on its identity: no copy
+    /// or comparison of the members per call.
+    std::map<std::tuple<int, const void *, int64_t>, Modeled *> byIdentity;
     std::vector<Active> active;
     double lastStart = 0;
   };
@@ -73,9 +79,19 @@ CommTimeFn fabricCommTime(const fabric::FabricGraph &graph,
       static_cast<double>(std::max<int64_t>(1, graph.chipsPerNode));
   return [&graph, chips = std::move(chips), params, options, perNode,
           state](const CommRequest &r) -> CommTime {
-    auto key = std::make_tuple(static_cast<int>(r.kind), r.ranks, r.bytes);
-    auto it = state->cache.find(key);
-    if (it == state->cache.end()) {
+    Modeled *found = nullptr;
+    const auto identity =
+        std::make_tuple(static_cast<int>(r.kind), r.members.id(), r.bytes);
+    if (r.members.id()) {
+      auto known = state->byIdentity.find(identity);
+      if (known != state->byIdentity.end())
+        found = known->second;
+    }
+    auto key = found ? std::tuple<int, std::vector<int64_t>, int64_t>()
+                     : std::make_tuple(static_cast<int>(r.kind), r.ranks,
+                                       r.bytes);
+    auto it = found ? state->cache.end() : state->cache.find(key);
+    if (!found && it == state->cache.end()) {
       Modeled m;
       m.time = fabricRequestTime(graph, chips, params, r);
       std::map<int64_t, double> count;
@@ -87,7 +103,14 @@ CommTimeFn fabricCommTime(const fabric::FabricGraph &graph,
           m.usage[node] = std::min(1.0, n / perNode);
       it = state->cache.emplace(std::move(key), std::move(m)).first;
     }
-    const Modeled &m = it->second;
+    if (!found) {
+      found = &it->second;
+      if (r.members.id()) {
+        found->keepAlive.push_back(r.members);
+        state->byIdentity.emplace(identity, found);
+      }
+    }
+    const Modeled &m = *found;
     if (!m.time.ok())
       return CommTime::failure(m.time.error);
     const double efficiency = options.efficiency > 0 && options.efficiency <= 1
