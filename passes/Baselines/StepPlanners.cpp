@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <queue>
 #include <string>
 
 namespace plexus::baselines {
@@ -94,17 +95,34 @@ balanceBins(const step::TrainModel &model, const std::vector<int64_t> &lengths,
   std::vector<int64_t> tokens(m * groups, 0);
   std::vector<std::vector<std::vector<int64_t>>> bins(
       m, std::vector<std::vector<int64_t>>(groups));
+  // The least loaded bin first (ties: the lowest index), as a heap; bins
+  // without room for a sequence are set aside while it looks and come back
+  // after, so each sequence costs O(log bins) while most bins have room.
+  using Entry = std::pair<double, size_t>; // (load, bin)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+  for (size_t b = 0; b < load.size(); ++b)
+    heap.push({0.0, b});
+  std::vector<Entry> full;
   for (auto [work, id] : order) {
     int64_t len = lengths[static_cast<size_t>(id)];
     size_t best = load.size();
-    for (size_t b = 0; b < load.size(); ++b)
-      if (tokens[b] + len <= groupCapacity &&
-          (best == load.size() || load[b] < load[best]))
-        best = b;
+    full.clear();
+    while (!heap.empty()) {
+      Entry top = heap.top();
+      heap.pop();
+      if (tokens[top.second] + len <= groupCapacity) {
+        best = top.second;
+        break;
+      }
+      full.push_back(top);
+    }
+    for (const Entry &e : full)
+      heap.push(e);
     if (best == load.size())
       return bfd; // no room: keep the best-fit packing
     load[best] += work;
     tokens[best] += len;
+    heap.push({load[best], best});
     bins[best / groups][best % groups].push_back(id);
   }
   return bins;
