@@ -151,8 +151,10 @@ namespace {
 /// apart) carries an equal share. Other nodes are endpoints, never transit.
 void addTreeFlow(const FabricGraph &g, int64_t src, int64_t dst, double bytes,
                  std::map<std::pair<int64_t, int64_t>, double> &load) {
-  std::shared_ptr<TreeFlowCache> cache = g.treeFlows;
-  if (!cache) {
+  // The graph's pointer is read and filled under one lock (a graph may be
+  // shared by threads); the cache then has its own.
+  std::shared_ptr<TreeFlowCache> cache;
+  {
     static std::mutex creating;
     std::lock_guard<std::mutex> lock(creating);
     if (!g.treeFlows)

@@ -539,6 +539,8 @@ std::string checkSchedule(const StepSchedule &schedule,
       model.efficiency > 1)
     return "the chip needs a BF16 peak and an efficiency in (0, 1]";
   const GroupLayout &first = schedule.phases[0].groups[0].layout;
+  // Chunk id -> the rank ranges [first, last) of the groups running it.
+  std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> chunkRanks;
   for (size_t i = 0; i < schedule.phases.size(); ++i) {
     std::vector<int> covered(static_cast<size_t>(schedule.world), 0);
     for (const ScheduledGroup &g : schedule.phases[i].groups) {
@@ -558,8 +560,21 @@ std::string checkSchedule(const StepSchedule &schedule,
       if (l.pp > model.shape.layers)
         return where + ": " + num(l.pp) + " stages for " +
                num(model.shape.layers) + " layers";
-      if (static_cast<size_t>(g.backward.size()) != g.chunks.size())
-        return where + ": the backward order does not list every chunk";
+      if (model.shape.heads % (l.tp * l.ulysses) != 0)
+        return where + ": heads (" + num(model.shape.heads) +
+               ") do not split over tp * ulysses (" + num(l.tp * l.ulysses) +
+               ")";
+      const int64_t n = static_cast<int64_t>(g.chunks.size());
+      bool permutation = static_cast<int64_t>(g.backward.size()) == n;
+      std::vector<char> seen(static_cast<size_t>(n), 0);
+      for (int64_t k : g.backward)
+        if (!permutation || k < 0 || k >= n || seen[static_cast<size_t>(k)]++) {
+          permutation = false;
+          break;
+        }
+      if (!permutation)
+        return where + ": the backward order is not a permutation of the " +
+               num(n) + " chunks";
       if (!g.remat.empty()) {
         if (static_cast<int64_t>(g.remat.size()) != l.pp)
           return where + ": remat needs one row per stage";
@@ -567,11 +582,28 @@ std::string checkSchedule(const StepSchedule &schedule,
           if (row.size() != g.chunks.size())
             return where + ": remat needs one entry per chunk";
       }
-      for (const ScheduledChunk &c : g.chunks)
-        for (const ChunkSlice &s : c.slices)
+      for (const ScheduledChunk &c : g.chunks) {
+        for (const ChunkSlice &s : c.slices) {
           if (s.sequence < 0 ||
               s.sequence >= static_cast<int64_t>(schedule.lengths.size()))
             return where + ": sequence " + num(s.sequence) + " has no length";
+          const int64_t length =
+              schedule.lengths[static_cast<size_t>(s.sequence)];
+          if (s.begin < 0 || s.end > length || s.begin >= s.end)
+            return where + ": chunk " + c.name + " slices tokens [" +
+                   num(s.begin) + ", " + num(s.end) + ") of sequence " +
+                   num(s.sequence) + ", which has " + num(length);
+        }
+        // A chunk's id numbers its messages (tags 2 * id, 2 * id + 1): no
+        // two chunks a rank runs may share one.
+        std::vector<std::pair<int64_t, int64_t>> &ranges = chunkRanks[c.id];
+        const int64_t last = g.firstRank + l.degree();
+        for (const auto &[from, to] : ranges)
+          if (from < last && g.firstRank < to)
+            return where + ": chunk " + c.name + " has id " + num(c.id) +
+                   ", which another chunk on its ranks has";
+        ranges.emplace_back(g.firstRank, last);
+      }
     }
     for (int64_t r = 0; r < schedule.world; ++r)
       if (!covered[static_cast<size_t>(r)])

@@ -144,9 +144,13 @@ void applyRingOrders(std::vector<prog::Program> &programs,
 /// Lowers `schedule` to one program per rank (the file comment). Checks
 /// that every phase's groups are disjoint and cover [0, world), that tensor
 /// and pipeline degrees are one in the step and each rank keeps its stage
-/// and tensor index (they decide which ranks share parameters), that every
-/// group's backward order and N_split give each stage a 1F1B order, and
-/// that both sides of each link post their messages in one order. The
+/// and tensor index (they decide which ranks share parameters), that heads
+/// split over each group's tp * ulysses, that every slice lies inside its
+/// sequence and is not empty, that no two chunks a rank runs share an id
+/// (it numbers their messages), that every group's backward order is a
+/// permutation of its chunks and, with N_split, gives each stage a 1F1B
+/// order, and that both sides of each link post their messages in one
+/// order. The
 /// plan forms are checked in more detail before they become a schedule
 /// (checkStepPlan, checkPipelinedStepPlan).
 LoweredStep lowerSchedule(const step::StepSchedule &schedule,

@@ -1,5 +1,7 @@
 #include "passes/Program/Program.h"
 
+#include <cstring>
+#include <functional>
 #include <utility>
 
 namespace plexus::prog {
@@ -73,6 +75,63 @@ Op Op::compute(std::string label, ComputeKind kind, double seconds,
   op.seconds = seconds;
   op.memoryDeltaBytes = memoryDeltaBytes;
   return op;
+}
+
+bool operator==(const Op &a, const Op &b) {
+  return a.kind == b.kind && a.label == b.label &&
+         a.computeKind == b.computeKind && a.seconds == b.seconds &&
+         a.memoryDeltaBytes == b.memoryDeltaBytes &&
+         a.layerBegin == b.layerBegin && a.layerEnd == b.layerEnd &&
+         a.stage == b.stage && a.seqs == b.seqs && a.slices == b.slices &&
+         a.flops == b.flops && a.ulysses == b.ulysses &&
+         a.ulyssesRanks == b.ulyssesRanks && a.peer == b.peer &&
+         a.tag == b.tag && a.carries == b.carries &&
+         a.carriesLayers == b.carriesLayers && a.bytes == b.bytes &&
+         a.commKind == b.commKind && a.groupKind == b.groupKind &&
+         a.group == b.group && a.ranks == b.ranks && a.async == b.async &&
+         a.pending == b.pending;
+}
+
+bool operator==(const Program &a, const Program &b) {
+  return a.initialMemoryBytes == b.initialMemoryBytes && a.ops == b.ops;
+}
+
+namespace {
+/// Word-at-a-time mixing (multiply, xor-shift): fast, and only ever
+/// compared within one run.
+struct Hasher {
+  uint64_t h = 0x243f6a8885a308d3ull;
+  void word(uint64_t w) {
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+  }
+  void real(double d) {
+    uint64_t w = 0;
+    std::memcpy(&w, &d, sizeof w);
+    word(d == 0 ? 0 : w); // -0.0 == 0.0
+  }
+  void text(const std::string &s) { word(std::hash<std::string>()(s)); }
+};
+} // namespace
+
+uint64_t hashProgram(const Program &program) {
+  Hasher h;
+  h.word(static_cast<uint64_t>(program.initialMemoryBytes));
+  h.word(program.ops.size());
+  for (const Op &op : program.ops) {
+    h.word(static_cast<uint64_t>(op.kind));
+    h.word(static_cast<uint64_t>(op.computeKind));
+    h.real(op.seconds);
+    h.word(static_cast<uint64_t>(op.memoryDeltaBytes));
+    h.word(static_cast<uint64_t>(op.bytes));
+    h.word(static_cast<uint64_t>(op.peer));
+    h.word(static_cast<uint64_t>(op.tag));
+    h.word(static_cast<uint64_t>(op.pending));
+    h.word(static_cast<uint64_t>(op.async));
+    h.word(reinterpret_cast<uintptr_t>(op.ranks.id()));
+    h.text(op.group);
+  }
+  return h.h;
 }
 
 double totalComputeFlops(const std::vector<Program> &programs) {

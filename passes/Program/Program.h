@@ -170,12 +170,27 @@ struct Op {
   }
 };
 
+/// Every field equal (member lists by value).
+bool operator==(const Op &a, const Op &b);
+inline bool operator!=(const Op &a, const Op &b) { return !(a == b); }
+
 /// Everything one rank does in a step. Rank r's program is programs[r];
 /// peers and group members are indices into that vector.
 struct Program {
   std::vector<Op> ops;
   int64_t initialMemoryBytes = 0; ///< resident before the first op
 };
+
+/// Same initial memory and equal ops in order.
+bool operator==(const Program &a, const Program &b);
+inline bool operator!=(const Program &a, const Program &b) {
+  return !(a == b);
+}
+
+/// A hash consistent with ==, for grouping equal programs: equal programs
+/// whose member lists are shared (the same Members) hash alike. Equal
+/// programs built with separate copies of a list may hash apart.
+uint64_t hashProgram(const Program &program);
 
 /// Sum of the `flops` of every compute op of every program.
 double totalComputeFlops(const std::vector<Program> &programs);

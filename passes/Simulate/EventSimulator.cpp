@@ -20,6 +20,7 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 namespace plexus::sim {
@@ -41,6 +42,13 @@ const char *toString(SimErrorKind k) {
   }
   return "?";
 }
+
+namespace {
+bool symmetryByDefault = true;
+} // namespace
+
+bool defaultSymmetry() { return symmetryByDefault; }
+void setDefaultSymmetry(bool on) { symmetryByDefault = on; }
 
 double SimResult::bubbleFraction() const {
   if (ranks.empty() || stepSeconds <= 0)
@@ -79,7 +87,8 @@ struct Instance {
   CommKind kind = CommKind::AllReduce;
   int64_t bytes = 0;
   prog::Members ranks;
-  std::vector<Arrival> arrivals;
+  std::vector<Arrival> arrivals; ///< representatives
+  size_t arrived = 0;            ///< ranks they stand for
 };
 
 /// (sender, receiver, tag).
@@ -125,6 +134,8 @@ private:
   using Event = std::pair<double, int64_t>; // (time, rank)
 
   bool validate();
+  void findClasses();
+  void expandClasses();
   bool step(double t, int64_t r);
   bool issueSend(double t, int64_t r, const Op &op);
   bool issueRecv(double t, int64_t r, const Op &op);
@@ -141,7 +152,11 @@ private:
   void reportStuck();
   bool fail(SimErrorKind kind, std::string message,
             std::vector<int64_t> errorRanks);
-  void schedule(double t, int64_t r) { events.push({t, r}); }
+  /// Rank r's next op (`stream`: its stream's running op) ends at t.
+  /// Events are ordered by time, then by the highest rank of r's class.
+  void schedule(double t, int64_t r, bool stream = false) {
+    events.push({t, (stream ? n : 0) + keyOf[r]});
+  }
   /// Adds a finished interval of rank r to its totals (in the order the
   /// intervals end up in its spans) and, with keepSpans, to its spans.
   void record(int64_t r, Span &&s, bool recompute = false) {
@@ -160,6 +175,10 @@ private:
   const SimOptions &options;
   int64_t n;
   SimResult result;
+  /// Rank classes: each rank's representative (the lowest rank of its
+  /// class), and per representative the class's size and highest rank
+  /// (its event key); repOfKey maps a key back.
+  std::vector<int64_t> repOf, classSize, keyOf, repOfKey;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
   std::vector<size_t> pc;
   std::vector<int64_t> memory;
@@ -196,7 +215,28 @@ bool Simulator::fail(SimErrorKind kind, std::string message,
 
 bool Simulator::validate() {
   bool communicates = false;
+  // Per representative of a class of two or more: the distinct member
+  // lists its collectives use, by first use, so that the other members'
+  // programs (equal to it) are checked only for membership.
+  std::map<int64_t, std::vector<std::pair<size_t, const prog::Members *>>>
+      classLists;
   for (int64_t r = 0; r < n; ++r) {
+    const int64_t rep = repOf[r];
+    if (rep != r) {
+      for (const auto &[i, members] : classLists[rep]) {
+        const CheckedGroup &g = checkedGroups[members->id()];
+        if (!std::binary_search(g.sorted.begin(), g.sorted.end(), r)) {
+          std::ostringstream where;
+          where << "rank " << r << " op " << i << " ("
+                << describe(programs[r].ops[i])
+                << "): group does not include the rank";
+          return fail(SimErrorKind::InvalidProgram, where.str(), {r});
+        }
+      }
+      continue;
+    }
+    std::vector<std::pair<size_t, const prog::Members *>> *lists =
+        classSize[r] > 1 ? &classLists[r] : nullptr;
     const std::vector<Op> &ops = programs[r].ops;
     for (size_t i = 0; i < ops.size(); ++i) {
       const Op &op = ops[i];
@@ -249,6 +289,12 @@ bool Simulator::validate() {
       if (!std::binary_search(it->second.sorted.begin(),
                               it->second.sorted.end(), r))
         return bad("group does not include the rank");
+      if (lists && (lists->empty() || fresh ||
+                    std::none_of(lists->begin(), lists->end(),
+                                 [&](const auto &l) {
+                                   return l.second->id() == op.ranks.id();
+                                 })))
+        lists->emplace_back(i, &op.ranks);
     }
   }
   if (communicates && !options.commTime)
@@ -386,7 +432,8 @@ bool Simulator::issueCollective(double t, int64_t r, const Op &op,
     return fail(SimErrorKind::MismatchedCollective, os.str(), {first.rank, r});
   }
   inst.arrivals.push_back({r, index, async});
-  if (inst.arrivals.size() < inst.ranks.size())
+  inst.arrived += static_cast<size_t>(classSize[r]);
+  if (inst.arrived < inst.ranks.size())
     return true;
 
   CommRequest req;
@@ -413,7 +460,7 @@ bool Simulator::issueCollective(double t, int64_t r, const Op &op,
     record(a.rank, Span(s));
     if (a.async) {
       streamOpStart[a.rank] = t;
-      schedule(end, n + a.rank); // the stream's op completes
+      schedule(end, a.rank, /*stream=*/true); // the stream's op completes
     } else {
       ++pc[a.rank];
       schedule(end, a.rank);
@@ -461,8 +508,6 @@ bool Simulator::streamComplete(double t, int64_t r) {
 }
 
 bool Simulator::step(double t, int64_t r) {
-  if (r >= n)
-    return streamComplete(t, r - n);
   const std::vector<Op> &ops = programs[r].ops;
   if (pc[r] >= ops.size()) {
     if (outstanding(r) > 0) { // the end waits for the stream to drain
@@ -570,8 +615,58 @@ void Simulator::reportStuck() {
   fail(SimErrorKind::Deadlock, "deadlock: " + waits.str(), blocked);
 }
 
+void Simulator::findClasses() {
+  repOf.resize(static_cast<size_t>(n));
+  classSize.assign(static_cast<size_t>(n), 0);
+  keyOf.assign(static_cast<size_t>(n), 0);
+  repOfKey.assign(static_cast<size_t>(n), -1);
+  // Representatives by program hash; equal hashes are compared in full.
+  std::unordered_map<uint64_t, std::vector<int64_t>> byHash;
+  for (int64_t r = 0; r < n; ++r) {
+    int64_t rep = r;
+    const Program &p = programs[r];
+    const bool pointToPoint =
+        std::any_of(p.ops.begin(), p.ops.end(), [](const Op &op) {
+          return op.kind == OpKind::Send || op.kind == OpKind::Recv;
+        });
+    if (options.symmetry && !pointToPoint) {
+      std::vector<int64_t> &reps = byHash[prog::hashProgram(p)];
+      for (int64_t q : reps)
+        if (programs[q] == p) {
+          rep = q;
+          break;
+        }
+      if (rep == r)
+        reps.push_back(r);
+    }
+    repOf[r] = rep;
+    ++classSize[rep];
+    keyOf[rep] = r; // ranks come in increasing order: the highest so far
+  }
+  for (int64_t r = 0; r < n; ++r)
+    if (repOf[r] == r) {
+      repOfKey[keyOf[r]] = r;
+      ++result.simulatedRanks;
+    }
+}
+
+void Simulator::expandClasses() {
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t rep = repOf[r];
+    if (rep == r)
+      continue;
+    pc[r] = pc[rep];
+    finished[r] = finished[rep];
+    waiting[r] = waiting[rep];
+    stream[r] = stream[rep];
+    streamBusy[r] = streamBusy[rep];
+    result.ranks[r] = result.ranks[rep];
+  }
+}
+
 SimResult Simulator::run() {
   result.ranks.assign(n, RankResult());
+  findClasses();
   if (!validate()) {
     result.ranks.clear();
     return result;
@@ -588,16 +683,32 @@ SimResult Simulator::run() {
   for (int64_t r = 0; r < n; ++r) {
     memory[r] = programs[r].initialMemoryBytes;
     result.ranks[r].peakMemoryBytes = memory[r];
-    schedule(0, r);
+    if (repOf[r] == r)
+      schedule(0, r);
   }
   while (!events.empty()) {
     Event e = events.top();
     events.pop();
-    if (!step(e.first, e.second)) {
+    const bool ok = e.second >= n
+                        ? streamComplete(e.first, repOfKey[e.second - n])
+                        : step(e.first, repOfKey[e.second]);
+    if (!ok) {
       result.ranks.clear();
       return result;
     }
   }
+  // Spans in order of start (op index among equal starts): the order they
+  // were recorded in depends on which rank completed each collective,
+  // which differs between a run of every rank and one per class.
+  if (options.keepSpans)
+    for (int64_t r = 0; r < n; ++r)
+      if (repOf[r] == r)
+        std::sort(result.ranks[r].spans.begin(), result.ranks[r].spans.end(),
+                  [](const Span &a, const Span &b) {
+                    return a.start != b.start ? a.start < b.start
+                                              : a.opIndex < b.opIndex;
+                  });
+  expandClasses();
   if (std::find(finished.begin(), finished.end(), false) != finished.end()) {
     reportStuck();
     result.ranks.clear();

@@ -23,6 +23,22 @@
 //  * the durations of transfers and collectives come from a callback, so
 //    that the fabric's collective models (and any contention model) plug in.
 //
+// Symmetry: ranks whose programs are equal op for op (and that neither send
+// nor receive) live the same timeline. They attend the same collective
+// instances (equal programs name the same groups), so by induction over
+// their ops every op starts and ends at the same time on each of them. The
+// simulator runs one representative of each such class, counting its
+// arrival at a collective once per member, and orders events by (time,
+// highest rank of the class): the duration callback is then called for
+// the same communications in the same order as when every rank is run
+// (a full run calls it when the last member arrives, which is the class's
+// highest rank), so even a stateful contention model gives the same
+// answers. Every rank's result is its representative's. Memory and time
+// grow with the distinct programs' ops (plus one pass over all ops to find
+// the classes), not with ranks x ops of the event loop. A malformed step
+// may be reported on another rank of the same class than a full run
+// would name.
+//
 // Malformed programs, unmatched sends/recvs, disagreeing collectives and
 // deadlocks are reported as error values; nothing here throws or aborts.
 //
@@ -54,6 +70,12 @@ using prog::OpKind;
 using prog::Program;
 using prog::toString;
 
+/// What SimOptions::symmetry starts as: true unless a driver turned it off
+/// (plxc --simulate-every-rank, which the corpus test compares against).
+/// Set it before simulating, not while simulations run.
+bool defaultSymmetry();
+void setDefaultSymmetry(bool on);
+
 struct SimOptions {
   /// Required as soon as a program communicates.
   CommTimeFn commTime;
@@ -65,6 +87,10 @@ struct SimOptions {
   /// the same totals and no spans, which saves most of a large step's time
   /// and memory.
   bool keepSpans = true;
+  /// Simulate each class of ranks with equal programs once (the rank
+  /// classes of the file comment); off simulates every rank. The result is
+  /// the same to the bit either way.
+  bool symmetry = defaultSymmetry();
 };
 
 /// Why a simulation has no result.
@@ -100,8 +126,9 @@ struct RankResult {
   int64_t peakMemoryBytes = 0;      ///< max of the running sum of memory deltas
   /// The duration of each of its recompute ops, in span order.
   std::vector<double> recomputeSpanSeconds;
-  std::vector<Span> spans;          ///< the rank's own ops, in time order, then
-                                    ///< its stream's collectives (async)
+  /// The rank's own ops and its stream's collectives (async), by start
+  /// time, op index among equal starts.
+  std::vector<Span> spans;
 };
 
 struct SimResult {
@@ -111,6 +138,9 @@ struct SimResult {
   double stepSeconds = 0;          ///< max over ranks of finishSeconds
   std::vector<RankResult> ranks;
   std::optional<double> mfu; ///< totalFlops / (step * ranks * peak)
+  /// Ranks the event loop ran: one per class of equal programs with
+  /// SimOptions::symmetry, every rank without.
+  int64_t simulatedRanks = 0;
   bool ok() const { return errorKind == SimErrorKind::None; }
   /// Sum of idle over sum of (step) over ranks: the average bubble fraction.
   double bubbleFraction() const;

@@ -56,7 +56,8 @@ CommTimeFn fabricCommTime(const fabric::FabricGraph &graph,
   /// (ranks there / chips per node) it uses.
   struct Modeled {
     fabric::CollectiveTime time;
-    std::map<int64_t, double> usage; ///< empty when inside one node
+    /// (node, share) sorted by node; empty when inside one node.
+    std::vector<std::pair<int64_t, double>> usage;
     /// Keeps the shared member lists alive whose identity keys this entry
     /// (so that their addresses cannot name other lists later).
     std::vector<prog::Members> keepAlive;
@@ -64,7 +65,7 @@ CommTimeFn fabricCommTime(const fabric::FabricGraph &graph,
   /// A communication still running: when it ends, and its usage.
   struct Active {
     double end = 0;
-    std::map<int64_t, double> usage;
+    const std::vector<std::pair<int64_t, double>> *usage = nullptr;
   };
   struct State {
     std::map<std::tuple<int, std::vector<int64_t>, int64_t>, Modeled> cache;
@@ -100,7 +101,7 @@ CommTimeFn fabricCommTime(const fabric::FabricGraph &graph,
           count[chips[static_cast<size_t>(rank)].node] += 1;
       if (count.size() > 1)
         for (auto &[node, n] : count)
-          m.usage[node] = std::min(1.0, n / perNode);
+          m.usage.emplace_back(node, std::min(1.0, n / perNode));
       it = state->cache.emplace(std::move(key), std::move(m)).first;
     }
     if (!found) {
@@ -133,10 +134,19 @@ CommTimeFn fabricCommTime(const fabric::FabricGraph &graph,
       // of it runs at half speed while the other lasts.
       for (const Active &a : active) {
         double worst = 0;
-        for (const auto &[node, u] : m.usage) {
-          auto other = a.usage.find(node);
-          if (other != a.usage.end())
-            worst = std::max(worst, std::max(0.0, u + other->second - 1.0) / u);
+        // Nodes both use: a merge of the two sorted lists.
+        auto mine = m.usage.begin(), theirs = a.usage->begin();
+        while (mine != m.usage.end() && theirs != a.usage->end()) {
+          if (mine->first < theirs->first) {
+            ++mine;
+          } else if (theirs->first < mine->first) {
+            ++theirs;
+          } else {
+            const double u = mine->second;
+            worst = std::max(worst, std::max(0.0, u + theirs->second - 1.0) / u);
+            ++mine;
+            ++theirs;
+          }
         }
         if (worst > 0)
           extra += worst * std::min(bandwidth, (a.end - r.startSeconds) / 2);
@@ -144,7 +154,7 @@ CommTimeFn fabricCommTime(const fabric::FabricGraph &graph,
     }
     const double seconds = bandwidth + extra + m.time.latencySeconds;
     if (options.contention && !m.usage.empty())
-      state->active.push_back({r.startSeconds + seconds, m.usage});
+      state->active.push_back({r.startSeconds + seconds, &m.usage});
     return CommTime(seconds);
   };
 }

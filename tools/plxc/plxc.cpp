@@ -22,6 +22,7 @@
 #include "passes/Instantiate/Passes.h"
 #include "passes/Placement/Passes.h"
 #include "passes/Report/ReportAttr.h"
+#include "passes/Simulate/EventSimulator.h"
 #include "passes/ServeJob/Passes.h"
 #include "passes/ServeJob/ServePipeline.h"
 #include "passes/Train/Passes.h"
@@ -111,6 +112,13 @@ cl::opt<bool> contention(
              "default; --contention=false times every transfer alone, as "
              "the planners do)"),
     cl::init(true), cl::cat(plxcCategory));
+
+cl::opt<bool> simulateEveryRank(
+    "simulate-every-rank",
+    cl::desc("Simulate every rank instead of one rank of each class of "
+             "equal programs (the same result, slower; the corpus test "
+             "compares the two)"),
+    cl::init(false), cl::Hidden, cl::cat(plxcCategory));
 
 cl::opt<bool> printLocations("print-locations",
                              cl::desc("Print .plx locations with --emit=spec"),
@@ -229,6 +237,9 @@ int main(int argc, char **argv) {
       "plxc: the Plexus compiler.\n\n"
       "Checks a .plx spec (a model, its data, the fabric and a train or serve\n"
       "job) and prints what it declares. See docs/language.md.\n");
+
+  if (simulateEveryRank)
+    plexus::sim::setDefaultSymmetry(false);
 
   if (emit == Emit::Ast) {
     plexus::frontend::SourceManager sources;

@@ -219,7 +219,48 @@ TEST(ScheduleLowering, RejectsSchedulesItCannotRun) {
                   }),
                   "the same in every group"));
   EXPECT_TRUE(has(errorOf([](S &s) { s.phases[0].groups[0].backward = {0}; }),
-                  "does not list every chunk"));
+                  "not a permutation of the 2 chunks"));
+  EXPECT_TRUE(has(errorOf([](S &s) {
+                    s.phases[0].groups[0].backward = {0, 0};
+                  }),
+                  "not a permutation of the 2 chunks"));
+  EXPECT_TRUE(has(errorOf([](S &s) {
+                    s.phases[0].groups[0].backward = {0, 2};
+                  }),
+                  "not a permutation of the 2 chunks"));
+  // Slices inside their sequence (8 tokens) and not empty.
+  EXPECT_TRUE(has(errorOf([](S &s) {
+                    s.phases[0].groups[0].chunks[1].slices[0].end = 9;
+                  }),
+                  "chunk c1 slices tokens [0, 9) of sequence 1, which has 8"));
+  EXPECT_TRUE(has(errorOf([](S &s) {
+                    s.phases[0].groups[0].chunks[1].slices[0].begin = -1;
+                  }),
+                  "slices tokens [-1, 8)"));
+  EXPECT_TRUE(has(errorOf([](S &s) {
+                    s.phases[0].groups[0].chunks[1].slices[0].begin = 8;
+                  }),
+                  "slices tokens [8, 8)"));
+  // Chunk ids number messages: unique among the chunks a rank runs, in
+  // one group or across phases; other ranks may reuse them (group 1's
+  // chunk 0 above).
+  EXPECT_TRUE(has(errorOf([](S &s) {
+                    s.phases[0].groups[0].chunks[1].id = 0;
+                  }),
+                  "chunk c1 has id 0, which another chunk on its ranks has"));
+  EXPECT_TRUE(has(errorOf([](S &s) {
+                    s.phases.push_back(
+                        {{pipelineOf({1, 1, 1, 2}, 0, {chunkOf({{2, 0, 8}}, 1)}),
+                          pipelineOf({1, 1, 1, 2}, 2, {chunkOf({{2, 0, 8}}, 7)})}});
+                  }),
+                  "has id 1, which another chunk on its ranks has"));
+  // 4 heads do not split over 3 Ulysses ranks.
+  EXPECT_TRUE(has(errorOf([](S &s) {
+                    s.phases[0].groups = {
+                        pipelineOf({3, 1, 1, 1}, 0, {chunkOf({{0, 0, 8}}, 0)}),
+                        pipelineOf({1, 1, 1, 1}, 3, {chunkOf({{1, 0, 8}}, 0)})};
+                  }),
+                  "heads (4) do not split over tp * ulysses (3)"));
   EXPECT_TRUE(has(errorOf([](S &s) { s.phases[0].groups[0].remat = {{1, 1}}; }),
                   "one row per stage"));
   EXPECT_TRUE(has(errorOf([](S &s) {

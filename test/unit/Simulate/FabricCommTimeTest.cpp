@@ -86,6 +86,31 @@ TEST(FabricCommTime, IntraNodeTransfersAreNotSlowed) {
   EXPECT_NEAR(time(r).seconds, first, kTol);
 }
 
+// A request from a program carries its shared member list (members ==
+// ranks); the model keys its cache on the list's identity and keeps the
+// lists it keys on alive, so a list freed by the caller cannot be
+// mistaken for a new one that the allocator puts at the same address.
+TEST(FabricCommTime, SharedMemberListsKeyTheCacheSafely) {
+  TwoNodes f;
+  FabricCommOptions options;
+  options.contention = false;
+  options.efficiency = 1;
+  CommTimeFn time = fabricCommTime(f.g, f.chips, f.params, options);
+  const std::vector<std::vector<int64_t>> groups = {{0, 2}, {0, 1, 2, 3},
+                                                    {1, 2}, {0, 1}};
+  for (int round = 0; round < 50; ++round) {
+    const std::vector<int64_t> &ranks = groups[round % groups.size()];
+    CommRequest r = request(CommKind::AllReduce, ranks, 1'000'000'000, 0);
+    r.members = prog::Members(ranks); // a fresh list, freed after the call
+    const double alone = fabricRequestTime(f.g, f.chips, f.params, r).seconds;
+    EXPECT_NEAR(time(r).seconds, alone, kTol) << "round " << round;
+    // The same list again, and the same members by value, agree.
+    EXPECT_NEAR(time(r).seconds, alone, kTol);
+    r.members = prog::Members();
+    EXPECT_NEAR(time(r).seconds, alone, kTol);
+  }
+}
+
 TEST(FabricCommTime, ARankWithoutAChipIsAnError) {
   TwoNodes f;
   CommTime t = fabricCommTime(f.g, f.chips, f.params)(
