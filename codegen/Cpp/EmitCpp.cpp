@@ -71,10 +71,25 @@ struct Communicator {
 
 struct RankCode {
   int64_t rank = 0;
+  /// The rank's ops as calls; a send's or receive's peer is written P[k],
+  /// the k-th of `peers`, so that ranks whose programs differ only in
+  /// their peers (the lanes of a pipeline stage) share one function.
   std::vector<std::string> lines;
+  std::vector<int64_t> peers;
   int64_t layerBegin = -1, layerEnd = -1; ///< the layers the rank holds
   std::string zeroGroup;                  ///< identifier, or empty
   int64_t stage = -1;
+  size_t body = 0; ///< index of its function in Reading::bodies
+};
+
+/// One generated function: the lines (and what they hold) that one or
+/// more ranks run.
+struct Body {
+  std::vector<std::string> lines;
+  std::vector<int64_t> ranks; ///< increasing
+  int64_t layerBegin = -1, layerEnd = -1, stage = -1;
+  std::string zeroGroup;
+  bool usesPeers = false;
 };
 
 /// Everything the printer needs, read and checked.
@@ -82,8 +97,24 @@ struct Reading {
   rt::ModelOp model;
   rt::BatchOp batch;
   std::map<std::string, Communicator> comms; ///< by name
-  std::vector<RankCode> ranks;
+  std::vector<RankCode> ranks; ///< lines moved into `bodies`
+  std::vector<Body> bodies;    ///< in order of their first rank
 };
+
+/// "0-3, 8, 10-11": increasing ranks as ranges.
+std::string rankRanges(const std::vector<int64_t> &ranks) {
+  std::string out;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+      ++j;
+    out += (out.empty() ? "" : ", ") + std::to_string(ranks[i]);
+    if (j > i)
+      out += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
 
 class Reader {
 public:
@@ -222,6 +253,24 @@ private:
       return program.emitOpError("emit-cpp: rank ")
              << code.rank << " computes nothing and carries no parameters; "
              << "the runtime cannot tell which layers it holds";
+    // Ranks with the same lines share a function: its body is stored once.
+    std::string key;
+    for (const std::string &line : code.lines)
+      key += line + "\n";
+    auto [it, fresh] = bodyOf.try_emplace(std::move(key), out.bodies.size());
+    if (fresh) {
+      Body body;
+      body.lines = std::move(code.lines);
+      body.layerBegin = code.layerBegin;
+      body.layerEnd = code.layerEnd;
+      body.stage = code.stage;
+      body.zeroGroup = code.zeroGroup;
+      body.usesPeers = !code.peers.empty();
+      out.bodies.push_back(std::move(body));
+    }
+    code.lines.clear();
+    code.body = it->second;
+    out.bodies[code.body].ranks.push_back(code.rank);
     out.ranks.push_back(std::move(code));
     return success();
   }
@@ -292,8 +341,12 @@ private:
       return op->emitOpError("emit-cpp: the message does not say what it "
                              "carries (`carries fwd|bwd seqs [..] slices "
                              "[..]`), so no tensor can be chosen for it");
-    code.lines.push_back("PLXRT_TRY(x." + call.str() + "(" +
-                         std::to_string(peer) + ", " + std::to_string(bytes) +
+    auto known = llvm::find(code.peers, peer);
+    const size_t k = static_cast<size_t>(known - code.peers.begin());
+    if (known == code.peers.end())
+      code.peers.push_back(peer);
+    code.lines.push_back("PLXRT_TRY(x." + call.str() + "(P[" +
+                         std::to_string(k) + "], " + std::to_string(bytes) +
                          ", " + std::to_string(tag) + ", " +
                          (*carries == rt::ComputeKind::bwd ? "Pass::Backward"
                                                            : "Pass::Forward") +
@@ -359,6 +412,7 @@ private:
   ModuleOp module;
   Reading out;
   std::set<std::string> usedIds;
+  std::map<std::string, size_t> bodyOf; ///< joined lines -> body
 };
 
 } // namespace
@@ -391,11 +445,15 @@ LogicalResult emitCpp(ModuleOp module, llvm::raw_ostream &os,
      << "//\n"
      << "// One program for all " << world
      << " ranks. main() learns this process's rank from\n"
-     << "// the launcher and runs that rank's function below: each line is "
-        "one op of\n"
-     << "// the rank's rt.program, in order, as a call into the runtime's "
-        "step\n"
-     << "// executor (runtime/Executor.h). Works are written {{sequences}, "
+     << "// the launcher and runs that rank's function below (ranks whose "
+        "rt.programs\n"
+     << "// differ at most in their peers share one; spec.programs maps "
+        "each rank to\n"
+     << "// its): each line is one op of the rank's rt.program, in order, "
+        "as a call\n"
+     << "// into the runtime's step executor (runtime/Executor.h); P[k] is "
+        "the rank's\n"
+     << "// k-th peer (kPeers). Works are written {{sequences}, "
         "{slice of\n"
      << "// each}}; layer ranges {begin, end}; a forward's last argument is "
         "the\n"
@@ -445,16 +503,33 @@ LogicalResult emitCpp(ModuleOp module, llvm::raw_ostream &os,
        << c->name << "\n";
   os << "\n";
 
-  for (const RankCode &code : r.ranks) {
-    os << "// Rank " << code.rank;
-    if (code.stage >= 0)
-      os << ": stage " << code.stage;
-    os << ", layers [" << code.layerBegin << ", " << code.layerEnd << ")";
-    if (!code.zeroGroup.empty())
-      os << ", ZeRO-3 over " << code.zeroGroup;
+  // Peers of each rank's sends and receives (P[k] in its function), in the
+  // order its program first names them.
+  const bool anyPeers = llvm::any_of(
+      r.ranks, [](const RankCode &code) { return !code.peers.empty(); });
+  if (anyPeers) {
+    os << "// Each rank's peers: P[k] in its function is the k-th.\n"
+       << "const std::vector<int64_t> kPeers[] = {\n";
+    for (const RankCode &code : r.ranks)
+      os << "    {" << intList(code.peers) << "}, // rank " << code.rank
+         << "\n";
+    os << "};\n\n";
+  }
+
+  // One function per distinct program; spec.programs maps each rank to its.
+  for (auto [k, body] : llvm::enumerate(r.bodies)) {
+    os << "// Rank" << (body.ranks.size() > 1 ? "s " : " ")
+       << rankRanges(body.ranks);
+    if (body.stage >= 0)
+      os << ": stage " << body.stage;
+    os << ", layers [" << body.layerBegin << ", " << body.layerEnd << ")";
+    if (!body.zeroGroup.empty())
+      os << ", ZeRO-3 over " << body.zeroGroup;
     os << ".\n"
-       << "Status rank" << code.rank << "(StepExecutor &x) {\n";
-    for (const std::string &line : code.lines)
+       << "Status program" << k << "(StepExecutor &x) {\n";
+    if (body.usesPeers)
+      os << "  const std::vector<int64_t> &P = kPeers[x.rank()];\n";
+    for (const std::string &line : body.lines)
       os << "  " << line << "\n";
     os << "  return Status::success();\n"
        << "}\n\n";
@@ -481,7 +556,7 @@ LogicalResult emitCpp(ModuleOp module, llvm::raw_ostream &os,
      << "  spec.programs = {";
   for (size_t i = 0; i < world; ++i)
     os << (i ? ", " : "") << (i && i % 8 == 0 ? "\n                   " : "")
-       << "rank" << i;
+       << "program" << r.ranks[i].body;
   os << "};\n"
      << "  return runProgram(argc, argv, spec);\n"
      << "}\n";
