@@ -327,6 +327,21 @@ static void printPrediction(const json &job, std::ostream &os) {
   }
   if (plan.contains("note"))
     os << "  note     " << plan["note"].get<std::string>() << "\n";
+  if (job.contains("replicas")) {
+    const json &r = job["replicas"];
+    char imbalance[32];
+    std::snprintf(imbalance, sizeof(imbalance), "%.3f",
+                  r["heaviest_share_flops_over_mean"].get<double>());
+    const json &seqs = r["sequences_per_replica"];
+    os << "  replicas " << r["replica_count"].get<int64_t>()
+       << " data-parallel replicas of " << r["ranks_per_replica"].get<int64_t>()
+       << " ranks (" << r["job_ranks"].get<int64_t>()
+       << " in all), each planned and simulated as the one running the "
+          "heaviest share: "
+       << seqs[0].get<int64_t>() << "-" << seqs[1].get<int64_t>()
+       << " sequences a replica, heaviest/mean FLOPs " << imbalance
+       << "; the step ends with the gradient all-reduce across replicas\n";
+  }
   // Each pipeline of step 0: its chunks by kind, its longest sequence's
   // chunk count and the layers it recomputes.
   if (job.contains("pipelines")) {

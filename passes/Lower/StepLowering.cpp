@@ -783,10 +783,10 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
     out.error = error;
     return out;
   }
-  // The end-of-step synchronisation adds at most two ops.
+  // The end-of-step synchronisation adds at most three ops.
   for (int64_t r = 0; r < world; ++r)
     out.programs[static_cast<size_t>(r)].ops.reserve(
-        opCounts[static_cast<size_t>(r)] + 2);
+        opCounts[static_cast<size_t>(r)] + 3);
   if (std::string error = emitPhases(/*countOnly=*/false); !error.empty()) {
     out = LoweredStep();
     out.error = error;
@@ -794,7 +794,36 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
   }
 
 
-  // Data-parallel gradient synchronisation at the end of the step.
+  // Data-parallel gradient synchronisation at the end of the step. Across
+  // replicas (options.replicas > 1) it is hierarchical: the replica
+  // reduces its gradients onto their owners (ZeRO-3's reduce-scatters,
+  // else a reduce-scatter over the ZeRO group), each owner all-reduces its
+  // shard with its images in the other replicas, and ZeRO 0-2 gather the
+  // whole gradients back inside the replica.
+  const int64_t replicas = std::max<int64_t>(1, options.replicas);
+  auto crossReplica = [&](int64_t r, int64_t a, int64_t b, int64_t shard) {
+    std::vector<int64_t> images;
+    images.reserve(static_cast<size_t>(replicas));
+    for (int64_t k = 0; k < replicas; ++k)
+      images.push_back(r + k * world);
+    const Communicator &c = interner.get(prog::GroupKind::Dp, images);
+    prog::Program &program = out.programs[static_cast<size_t>(r)];
+    program.ops.push_back(prog::Op::collective(prog::CommKind::AllReduce,
+                                               prog::GroupKind::Dp, c.name,
+                                               c.members, shard));
+    program.ops.back().carryLayers(a, b);
+  };
+  if (replicas > 1 && (model.zero == 3 || zeroWays == 1))
+    for (int64_t r = 0; r < world; ++r) {
+      const Seat seat = seatOf(schedule.phases[0], r);
+      auto [a, b] =
+          stageLayers(model.shape.layers, seat.group->layout.pp, seat.pos.stage);
+      int64_t grads = carriedParameters(model.shape, a, b);
+      grads = ceilDiv(grads, tp) * cost::bytesPerElement(model.shape.dtype);
+      if (zeroWays > 1) // ZeRO-3: the rank's shard, once its reductions end
+        out.programs[static_cast<size_t>(r)].ops.push_back(prog::Op::wait(0));
+      crossReplica(r, a, b, ceilDiv(grads, zeroWays));
+    }
   if (model.zero < 3 && zeroWays > 1)
     for (int64_t r = 0; r < world; ++r) {
       const Seat seat = seatOf(schedule.phases[0], r);
@@ -807,7 +836,7 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
       const prog::Members &members = dp.members;
       const std::string &name = dp.name;
       prog::Program &program = out.programs[static_cast<size_t>(r)];
-      if (model.zero == 0) {
+      if (model.zero == 0 && replicas == 1) {
         program.ops.push_back(prog::Op::collective(
             prog::CommKind::AllReduce, prog::GroupKind::Dp, name, members,
             grads));
@@ -817,6 +846,8 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
             prog::CommKind::ReduceScatter, prog::GroupKind::Dp, name, members,
             grads));
         program.ops.back().carryLayers(a, b);
+        if (replicas > 1)
+          crossReplica(r, a, b, grads / zeroWays);
         program.ops.push_back(prog::Op::collective(
             prog::CommKind::AllGather, prog::GroupKind::Dp, name, members,
             grads / zeroWays));

@@ -85,6 +85,16 @@
 // synchronisation over its ZeRO group: all-reduce for ZeRO-0,
 // reduce-scatter and all-gather for 1 and 2.
 //
+// Replicas (LoweringOptions::replicas = R > 1, hybrid sharding): the
+// schedule's world is one data-parallel replica and ZeRO shards inside it.
+// The step ends with each rank all-reducing its gradient shard (its
+// stage's parameters / tp / ZeRO ranks, in the model's dtype) with its R
+// images r + k * world: for ZeRO-3 after its last reduce-scatter has
+// finished (a wait), for ZeRO 0-2 between the replica's reduce-scatter and
+// its all-gather (ZeRO-0 becomes reduce-scatter, all-reduce, all-gather:
+// the hierarchical all-reduce), and for a replica without ZeRO ranks over
+// the whole gradients.
+//
 // Op labels: "<kind> <chunk name> layers a-b" ("fwd mb3 layers 4-6" for
 // micro-batch 3 of a static step, "fwd p0 c3 layers 4-6" for pipeline 0,
 // position 3 of a DPP step); compute ops carry stage, layerBegin /
@@ -113,6 +123,13 @@ struct LoweringOptions {
   /// Layers per compute op (and per ZeRO-3 gather): 1 is the finest grain.
   /// A stage's last op takes what is left.
   int64_t layersPerOp = 1;
+  /// The schedule is one of this many data-parallel replicas of
+  /// schedule.world ranks (rank r + k * world of replica k runs rank r's
+  /// program): the end of the step adds the gradient all-reduce across
+  /// replicas, over each rank and its images (members up to replicas *
+  /// world - 1), after the replica's own reduction (the file comment).
+  /// Only replica 0's programs are emitted.
+  int64_t replicas = 1;
 };
 
 /// A communicator's name: its kind and its ranks, ranges compressed

@@ -89,6 +89,7 @@ struct Instance {
   prog::Members ranks;
   std::vector<Arrival> arrivals; ///< representatives
   size_t arrived = 0;            ///< ranks they stand for
+  size_t needed = 0;             ///< simulated ranks among the members
 };
 
 /// (sender, receiver, tag).
@@ -126,7 +127,8 @@ class Simulator {
 public:
   Simulator(const std::vector<Program> &programs, const SimOptions &options)
       : programs(programs), options(options),
-        n(static_cast<int64_t>(programs.size())) {}
+        n(static_cast<int64_t>(programs.size())),
+        replicas(std::max<int64_t>(1, options.replicas)) {}
 
   SimResult run();
 
@@ -171,9 +173,30 @@ private:
       rr.spans.push_back(std::move(s));
   }
 
+  /// Why a sorted, repetition-free member list breaks the replicas'
+  /// symmetry (SimOptions::replicas), or null; `simulated` gets how many
+  /// members are ranks of the programs.
+  const char *replicaProblem(const std::vector<int64_t> &sorted,
+                             size_t &simulated) const {
+    simulated = static_cast<size_t>(
+        std::lower_bound(sorted.begin(), sorted.end(), n) - sorted.begin());
+    if (replicas == 1 || simulated == sorted.size())
+      return nullptr;
+    // Every simulated member with all of its images, nothing else.
+    if (sorted.size() != simulated * static_cast<size_t>(replicas))
+      return "group across replicas is not every image of its ranks";
+    for (size_t i = 0; i < simulated; ++i)
+      for (int64_t k = 1; k < replicas; ++k)
+        if (!std::binary_search(sorted.begin(), sorted.end(),
+                                sorted[i] + k * n))
+          return "group across replicas is not every image of its ranks";
+    return nullptr;
+  }
+
   const std::vector<Program> &programs;
   const SimOptions &options;
   int64_t n;
+  int64_t replicas = 1;
   SimResult result;
   /// Rank classes: each rank's representative (the lowest rank of its
   /// class), and per representative the class's size and highest rank
@@ -198,6 +221,9 @@ private:
   struct CheckedGroup {
     std::vector<int64_t> sorted;
     const char *problem = nullptr;
+    /// Members that are ranks of the programs (the others are their images
+    /// in other replicas).
+    size_t simulated = 0;
   };
   std::map<const void *, CheckedGroup> checkedGroups;
 };
@@ -278,11 +304,13 @@ bool Simulator::validate() {
         std::vector<int64_t> &sorted = it->second.sorted;
         sorted = op.ranks.vec();
         std::sort(sorted.begin(), sorted.end());
-        if (sorted.front() < 0 || sorted.back() >= n)
+        if (sorted.front() < 0 || sorted.back() >= n * replicas)
           it->second.problem = "group member is not a rank";
         else if (std::adjacent_find(sorted.begin(), sorted.end()) !=
                  sorted.end())
           it->second.problem = "group member repeated";
+        else
+          it->second.problem = replicaProblem(sorted, it->second.simulated);
       }
       if (it->second.problem)
         return bad(it->second.problem);
@@ -431,9 +459,11 @@ bool Simulator::issueCollective(double t, int64_t r, const Op &op,
        << " but rank " << r << " op " << index << " has " << describe(op);
     return fail(SimErrorKind::MismatchedCollective, os.str(), {first.rank, r});
   }
+  if (inst.arrivals.empty())
+    inst.needed = checkedGroups[op.ranks.id()].simulated;
   inst.arrivals.push_back({r, index, async});
   inst.arrived += static_cast<size_t>(classSize[r]);
-  if (inst.arrived < inst.ranks.size())
+  if (inst.arrived < inst.needed)
     return true;
 
   CommRequest req;
@@ -593,7 +623,7 @@ void Simulator::reportStuck() {
         gone.push_back(op.peer);
     } else {
       for (int64_t m : op.ranks)
-        if (finished[m])
+        if (m < n && finished[m]) // images in other replicas follow theirs
           gone.push_back(m);
     }
     if (gone.empty())

@@ -91,6 +91,16 @@ struct SimOptions {
   /// classes of the file comment); off simulates every rank. The result is
   /// the same to the bit either way.
   bool symmetry = defaultSymmetry();
+  /// The programs are one of `replicas` identical data-parallel replicas:
+  /// rank r + k * n of replica k (n = programs.size()) runs rank r's
+  /// program with every member renamed by + k * n. A collective may then
+  /// name members up to replicas * n - 1; for each rank of the programs
+  /// its list holds either that rank alone or all of its images (a group
+  /// across the replicas), and a member of another replica arrives when
+  /// the rank it images does. The duration callback sees the whole member
+  /// list. Contention is modelled between the programs' transfers, not
+  /// between copies of one transfer in other replicas.
+  int64_t replicas = 1;
 };
 
 /// Why a simulation has no result.

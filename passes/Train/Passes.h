@@ -35,7 +35,13 @@ struct TrainPipelineOptions
     : public mlir::PassPipelineOptions<TrainPipelineOptions> {
   Option<int64_t> maxSimulatedRanks{
       *this, "max-simulated-ranks",
-      llvm::cl::desc("jobs of more ranks are neither planned nor simulated"),
+      llvm::cl::desc("jobs of more ranks are neither planned nor simulated "
+                     "(a guard)"),
+      llvm::cl::init(1048576)};
+  Option<int64_t> maxReplicaRanks{
+      *this, "max-replica-ranks",
+      llvm::cl::desc("jobs of more ranks are planned and simulated as "
+                     "data-parallel replicas of at most this many ranks"),
       llvm::cl::init(4096)};
   Option<bool> contention{
       *this, "contention",

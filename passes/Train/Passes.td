@@ -204,8 +204,11 @@ def PlanStrategyPass : Pass<"plx-plan-strategy", "::mlir::ModuleOp"> {
     reports them. Needs `plx-instantiate` and `plx-place` first.
   }];
   let options = [
-    Option<"maxSimulatedRanks", "max-simulated-ranks", "int64_t", "4096",
-           "jobs of more ranks are not planned">,
+    Option<"maxSimulatedRanks", "max-simulated-ranks", "int64_t", "1048576",
+           "jobs of more ranks are not planned (a guard)">,
+    Option<"maxReplicaRanks", "max-replica-ranks", "int64_t", "4096",
+           "jobs of more ranks are planned as data-parallel replicas of at "
+           "most this many ranks">,
     Option<"progress", "progress", "bool", "false",
            "print progress lines on stderr once planning takes a second">,
   ];
@@ -230,8 +233,11 @@ def PlanBaselinesPass : Pass<"plx-plan-baselines", "::mlir::ModuleOp"> {
     `plx-instantiate` and `plx-place` first.
   }];
   let options = [
-    Option<"maxSimulatedRanks", "max-simulated-ranks", "int64_t", "4096",
-           "jobs of more ranks are not planned">,
+    Option<"maxSimulatedRanks", "max-simulated-ranks", "int64_t", "1048576",
+           "jobs of more ranks are not planned (a guard)">,
+    Option<"maxReplicaRanks", "max-replica-ranks", "int64_t", "4096",
+           "jobs of more ranks are planned as data-parallel replicas of at "
+           "most this many ranks">,
     Option<"progress", "progress", "bool", "false",
            "print progress lines on stderr once planning takes a second">,
   ];
@@ -261,8 +267,11 @@ def PredictTrainPass : Pass<"plx-predict-train", "::mlir::ModuleOp"> {
     `plx-train-pipeline`.
   }];
   let options = [
-    Option<"maxSimulatedRanks", "max-simulated-ranks", "int64_t", "4096",
-           "jobs of more ranks are neither planned nor simulated">,
+    Option<"maxSimulatedRanks", "max-simulated-ranks", "int64_t", "1048576",
+           "jobs of more ranks are neither planned nor simulated (a guard)">,
+    Option<"maxReplicaRanks", "max-replica-ranks", "int64_t", "4096",
+           "jobs of more ranks are planned and simulated as data-parallel "
+           "replicas of at most this many ranks">,
     Option<"contention", "contention", "bool", "true",
            "simulate link contention between concurrent transfers">,
     Option<"tracePath", "trace", "std::string", "\"\"",

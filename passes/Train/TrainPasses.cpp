@@ -337,6 +337,16 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
       }
       step = steps.front();
     }
+    if (std::optional<int64_t> replicas = step.getReplicas()) {
+      // rt programs name every rank of a job; a folded job's would name
+      // ranks of replicas they do not hold.
+      step.emitOpError("is one replica of ")
+          << *replicas
+          << " data-parallel replicas; plx-lower-to-rt lowers whole jobs "
+             "(plan one of at most --max-replica-ranks ranks to generate "
+             "its programs)";
+      return signalPassFailure();
+    }
     if (!step.getJob()) {
       step.emitOpError("names no job: plx-lower-to-rt needs the plx.train "
                        "whose model and chip cost the step");
@@ -440,24 +450,30 @@ std::function<void(const std::string &)> progressSink(bool on) {
   return [](const std::string &line) { llvm::errs() << line << "\n"; };
 }
 
-LogicalResult checkRankGuard(ModuleOp module, StringRef pass, int64_t ranks) {
-  if (ranks >= 1)
-    return success();
-  return module.emitError() << pass
-                            << ": max-simulated-ranks must be at least 1, got "
-                            << ranks;
+LogicalResult checkRankGuard(ModuleOp module, StringRef pass, int64_t ranks,
+                             int64_t replicaRanks) {
+  if (ranks < 1)
+    return module.emitError()
+           << pass << ": max-simulated-ranks must be at least 1, got " << ranks;
+  if (replicaRanks < 1)
+    return module.emitError()
+           << pass << ": max-replica-ranks must be at least 1, got "
+           << replicaRanks;
+  return success();
 }
 
 /// A planning stage (plx-plan-strategy, plx-plan-baselines) on `module`
 /// with its options; fails on a bad guard or when a plan cannot be written.
 LogicalResult runPlanning(ModuleOp module, StringRef pass,
-                          int64_t maxSimulatedRanks, bool progress,
+                          int64_t maxSimulatedRanks, int64_t maxReplicaRanks,
+                          bool progress,
                           LogicalResult (*stage)(ModuleOp,
                                                  const train::PlanningOptions &)) {
-  if (failed(checkRankGuard(module, pass, maxSimulatedRanks)))
+  if (failed(checkRankGuard(module, pass, maxSimulatedRanks, maxReplicaRanks)))
     return failure();
   train::PlanningOptions options;
   options.maxSimulatedRanks = maxSimulatedRanks;
+  options.maxReplicaRanks = maxReplicaRanks;
   options.progress = progressSink(progress);
   return stage(module, options);
 }
@@ -467,7 +483,7 @@ struct PlanStrategyPass
   using PlanStrategyPassBase::PlanStrategyPassBase;
   void runOnOperation() override {
     if (failed(runPlanning(getOperation(), getArgument(), maxSimulatedRanks,
-                           progress, train::planStrategyAlternatives)))
+                           maxReplicaRanks, progress, train::planStrategyAlternatives)))
       signalPassFailure();
   }
 };
@@ -477,7 +493,7 @@ struct PlanBaselinesPass
   using PlanBaselinesPassBase::PlanBaselinesPassBase;
   void runOnOperation() override {
     if (failed(runPlanning(getOperation(), getArgument(), maxSimulatedRanks,
-                           progress, train::planBaselineAlternatives)))
+                           maxReplicaRanks, progress, train::planBaselineAlternatives)))
       signalPassFailure();
   }
 };
@@ -488,10 +504,12 @@ struct PredictTrainPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(checkRankGuard(module, getArgument(), maxSimulatedRanks)))
+    if (failed(checkRankGuard(module, getArgument(), maxSimulatedRanks,
+                              maxReplicaRanks)))
       return signalPassFailure();
     train::PipelineOptions options;
     options.maxSimulatedRanks = maxSimulatedRanks;
+    options.maxReplicaRanks = maxReplicaRanks;
     options.contention = contention;
     options.tracePath = tracePath;
     options.progress = progressSink(progress);
@@ -521,14 +539,17 @@ void plexus::train::buildTrainPipeline(OpPassManager &pm,
   pm.addPass(placement::createPlacePass());
   PlanStrategyPassOptions strategy;
   strategy.maxSimulatedRanks = options.maxSimulatedRanks;
+  strategy.maxReplicaRanks = options.maxReplicaRanks;
   strategy.progress = options.progress;
   pm.addPass(createPlanStrategyPass(strategy));
   PlanBaselinesPassOptions baselines;
   baselines.maxSimulatedRanks = options.maxSimulatedRanks;
+  baselines.maxReplicaRanks = options.maxReplicaRanks;
   baselines.progress = options.progress;
   pm.addPass(createPlanBaselinesPass(baselines));
   PredictTrainPassOptions predict;
   predict.maxSimulatedRanks = options.maxSimulatedRanks;
+  predict.maxReplicaRanks = options.maxReplicaRanks;
   predict.contention = options.contention;
   predict.tracePath = options.tracePath;
   predict.progress = options.progress;

@@ -9,6 +9,7 @@
 #include "passes/Train/DppPlanning.h"
 #include "passes/Train/FlexSpModel.h"
 #include "passes/Train/PipelineStepIR.h"
+#include "passes/Train/Replicas.h"
 #include "passes/Train/StepBound.h"
 #include "passes/Train/TrainJob.h"
 
@@ -118,9 +119,11 @@ int64_t layersPerOpFor(const step::PipelinedStepPlan &plan,
 
 StepSimulation simulateStep(const baselines::NamedPlan &plan,
                             const prog::CommTimeFn &comm,
-                            const lower::RingOrders *orders, bool keepSpans) {
+                            const lower::RingOrders *orders, bool keepSpans,
+                            int64_t replicas) {
   StepSimulation out;
   lower::LoweringOptions lowering;
+  lowering.replicas = replicas;
   lower::LoweredStep lowered;
   if (plan.plan) {
     lowering.layersPerOp = layersPerOpFor(*plan.plan, plan.model);
@@ -140,6 +143,7 @@ StepSimulation simulateStep(const baselines::NamedPlan &plan,
   options.totalFlops = lowered.totalFlops;
   options.peakFlopsPerRank = plan.model.chip.bf16Flops;
   options.keepSpans = keepSpans;
+  options.replicas = replicas;
   out.flops = lowered.totalFlops;
   out.result = sim::simulate(lowered.programs, options);
   if (!out.result.ok()) {
@@ -483,7 +487,8 @@ std::string memoryKnob(const baselines::NamedPlan &plan) {
 }
 
 Judged judge(baselines::NamedPlan plan, const baselines::TrainSetup &setup,
-             const prog::CommTimeFn &comm, const lower::RingOrders &orders) {
+             const prog::CommTimeFn &comm, const lower::RingOrders &orders,
+             int64_t replicas) {
   Judged j;
   j.plan = std::move(plan);
   if (!j.plan.ok()) {
@@ -491,7 +496,7 @@ Judged judge(baselines::NamedPlan plan, const baselines::TrainSetup &setup,
     return j;
   }
   // Spans only for a trace (simulated again then): the totals need none.
-  j.sim = simulateStep(j.plan, comm, &orders, /*keepSpans=*/false);
+  j.sim = simulateStep(j.plan, comm, &orders, /*keepSpans=*/false, replicas);
   if (!j.sim.error.empty()) {
     j.error = j.sim.error;
     return j;
@@ -595,6 +600,10 @@ struct JobContext {
   /// Isolated times on the placed chips: what planners cost with.
   prog::CommTimeFn comm;
   std::optional<instantiate::BatchSampler> sampler;
+  /// The job as data-parallel replicas (Replicas.h): setup.world is one
+  /// replica's ranks, jobWorld the job's.
+  ReplicaFold fold;
+  int64_t jobWorld = 0;
   std::string error, notPlanned;
   std::optional<Location> errorLoc;
   bool ok() const { return error.empty() && notPlanned.empty(); }
@@ -602,7 +611,8 @@ struct JobContext {
 
 /// Heap-allocated: `comm` refers to the placed fabric it was built on.
 std::unique_ptr<JobContext> jobContext(ModuleOp module, plx::TrainOp trainOp,
-                                       int64_t maxSimulatedRanks) {
+                                       int64_t maxSimulatedRanks,
+                                       int64_t maxReplicaRanks) {
   auto ctx = std::make_unique<JobContext>();
   ctx->train = trainOp;
   const std::string name = trainOp.getSymName().str();
@@ -642,13 +652,32 @@ std::unique_ptr<JobContext> jobContext(ModuleOp module, plx::TrainOp trainOp,
     return ctx;
   }
   ctx->sampler = std::move(sampler.value);
-  if (ctx->setup.world > maxSimulatedRanks)
-    // Planning costs every group's collectives on the fabric, which is
-    // as out of reach as simulating them at this size.
+  ctx->jobWorld = ctx->setup.world;
+  if (ctx->setup.world > maxSimulatedRanks) {
     ctx->notPlanned = std::to_string(ctx->setup.world) +
                       " ranks is more than plxc plans and simulates (" +
                       std::to_string(maxSimulatedRanks) +
                       "; --max-simulated-ranks)";
+    return ctx;
+  }
+  // A dynamic-pipeline job's replicas must be DPP layouts: stages of its
+  // SP degree (a node's chips unless fixed) that divide the layers.
+  std::function<bool(int64_t)> plannable;
+  if (trainOp.getStrategy().getPp() == plx::PpMode::dynamic) {
+    const int64_t sp = dppSpDegreeOf(trainOp) > 0 ? dppSpDegreeOf(trainOp)
+                                                  : ctx->setup.chipsPerNode;
+    const int64_t layers = ctx->setup.model.shape.layers;
+    plannable = [sp, layers](int64_t ranks) {
+      return sp > 0 && ranks % sp == 0 && ranks / sp <= layers &&
+             layers % (ranks / sp) == 0;
+    };
+  }
+  ctx->fold = foldReplicas(ctx->setup.world, ctx->setup.chipsPerNode,
+                           maxReplicaRanks, trainOp.getBatch(), plannable);
+  if (!ctx->fold.ok())
+    ctx->notPlanned = ctx->fold.error + " (--max-replica-ranks)";
+  else
+    ctx->setup.world = ctx->fold.ranks;
   return ctx;
 }
 
@@ -656,17 +685,28 @@ std::unique_ptr<JobContext> jobContext(ModuleOp module, plx::TrainOp trainOp,
 /// emits them, once).
 std::unique_ptr<JobContext> quietJobContext(ModuleOp module,
                                             plx::TrainOp trainOp,
-                                            int64_t maxSimulatedRanks) {
+                                            int64_t maxSimulatedRanks,
+                                            int64_t maxReplicaRanks) {
   ScopedDiagnosticHandler quiet(module.getContext(),
                                 [](Diagnostic &) { return success(); });
-  return jobContext(module, trainOp, maxSimulatedRanks);
+  return jobContext(module, trainOp, maxSimulatedRanks, maxReplicaRanks);
 }
 
-/// Step `step`'s batch of the job.
-instantiate::Batch drawStep(const JobContext &ctx, int64_t step) {
+/// Step `step`'s batch of the job: of a job folded into replicas, the
+/// heaviest replica's share (`share`, when given, gets it).
+instantiate::Batch drawStep(const JobContext &ctx, int64_t step,
+                            BatchShare *share = nullptr) {
   plx::TrainOp train = ctx.train;
-  return ctx.sampler->draw(train.getBatch(), step,
-                           static_cast<uint64_t>(train.getSeed()));
+  instantiate::Batch batch = ctx.sampler->draw(
+      train.getBatch(), step, static_cast<uint64_t>(train.getSeed()));
+  if (batch.ok() && ctx.fold.replicas > 1) {
+    BatchShare heaviest = heaviestShare(ctx.setup.model.shape, batch.lengths,
+                                        ctx.fold.replicas);
+    batch.lengths = heaviest.lengths;
+    if (share)
+      *share = std::move(heaviest);
+  }
+  return batch;
 }
 
 /// Progress after the first second of a stage.
@@ -690,8 +730,8 @@ LogicalResult planStrategyAlternatives(ModuleOp module,
     eraseAlternatives(module, name, plan::Role::candidate);
     // A job that cannot be planned is reported by plx-predict-train, which
     // emits its diagnostics; here they would come once per stage.
-    std::unique_ptr<JobContext> ctx = quietJobContext(module, trainOp,
-                                                      options.maxSimulatedRanks);
+    std::unique_ptr<JobContext> ctx = quietJobContext(
+        module, trainOp, options.maxSimulatedRanks, options.maxReplicaRanks);
     if (!ctx->ok())
       continue;
     builder.setInsertionPointToEnd(module.getBody());
@@ -726,8 +766,8 @@ LogicalResult planBaselineAlternatives(ModuleOp module,
   for (auto trainOp : llvm::to_vector(module.getOps<plx::TrainOp>())) {
     const std::string name = trainOp.getSymName().str();
     eraseAlternatives(module, name, plan::Role::baseline);
-    std::unique_ptr<JobContext> ctx = quietJobContext(module, trainOp,
-                                                      options.maxSimulatedRanks);
+    std::unique_ptr<JobContext> ctx = quietJobContext(
+        module, trainOp, options.maxSimulatedRanks, options.maxReplicaRanks);
     if (!ctx->ok())
       continue;
     const baselines::TrainSetup &setup = ctx->setup;
@@ -882,8 +922,8 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       pred.error = why;
       predictions.push_back(pred);
     };
-    std::unique_ptr<JobContext> ctx =
-        jobContext(module, trainOp, options.maxSimulatedRanks);
+    std::unique_ptr<JobContext> ctx = jobContext(
+        module, trainOp, options.maxSimulatedRanks, options.maxReplicaRanks);
     const baselines::TrainSetup &setup = ctx->setup;
     if (ctx->ops.train) {
       pred.chipBytes = setup.model.chip.hbmBytes;
@@ -902,6 +942,9 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       continue;
     }
     const lower::RingOrders &orders = ctx->orders;
+    const int64_t replicas = ctx->fold.replicas;
+    pred.replicas = replicas;
+    pred.jobRanks = ctx->jobWorld;
     prog::CommTimeFn simComm =
         options.contention ? sim::fabricCommTime(*ctx->placed->graph,
                                                  ctx->placed->chips,
@@ -919,14 +962,22 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
     // once every step has planned.
     std::vector<baselines::NamedPlan> stepPlans;
     for (int64_t step = 0; step < pred.steps && failure.empty(); ++step) {
-      instantiate::Batch batch = drawStep(*ctx, step);
+      BatchShare share;
+      instantiate::Batch batch = drawStep(*ctx, step, &share);
       if (!batch.ok()) {
         failure = "cannot draw step " + std::to_string(step) + ": " +
                   batch.error;
         break;
       }
-      if (step == 0)
+      if (step == 0) {
         pred.lengths = batch.lengths;
+        if (replicas > 1) {
+          pred.shareFewestSequences = share.fewestSequences;
+          pred.shareMostSequences = share.mostSequences;
+          pred.shareImbalance =
+              share.meanFlops > 0 ? share.flops / share.meanFlops : 1.0;
+        }
+      }
       auto found = alternatives.find(step);
       if (found == alternatives.end() || found->second.candidates.empty()) {
         failure = "step " + std::to_string(step) +
@@ -1006,7 +1057,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       for (size_t i = 0; i < plans.size(); ++i) {
         if (plans[i].ok())
           progress("plxc: job '" + name + "': simulating " + plans[i].name);
-        judgedBaselines.push_back(judge(plans[i], setup, simComm, orders));
+        judgedBaselines.push_back(judge(plans[i], setup, simComm, orders, replicas));
       }
 
       // The job's plan: the fastest prediction among its planner's plan,
@@ -1023,7 +1074,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
             return;
         keys.push_back(key);
         progress("plxc: job '" + name + "': simulating " + plan.name);
-        candidates.push_back(judge(std::move(plan), setup, simComm, orders));
+        candidates.push_back(judge(std::move(plan), setup, simComm, orders, replicas));
       };
       if (mine.ok())
         consider(mine);
@@ -1082,7 +1133,8 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
         !options.tracePath.empty()) {
       // The same deterministic simulation as the judge's, with its spans.
       StepSimulation again =
-          simulateStep(firstStep->plan, simComm, &orders, /*keepSpans=*/true);
+          simulateStep(firstStep->plan, simComm, &orders, /*keepSpans=*/true,
+                       replicas);
       if (std::string error =
               again.error.empty()
                   ? sim::writeChromeTrace(again.result, options.tracePath)
@@ -1110,16 +1162,21 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       if (auto old = dyn_cast_or_null<plan::StepOp>(
               SymbolTable::lookupSymbolIn(module, symbol)))
         old.erase();
-      if (p.plan)
-        buildStepOp(
-            builder, trainOp.getLoc(), symbol, static_cast<int64_t>(i), name,
-            *p.plan, p.model.zero != setup.model.zero ? p.model.zero : -1,
-            p.model.checkpointing != setup.model.checkpointing
-                ? std::optional<cost::Checkpointing>(p.model.checkpointing)
-                : std::nullopt);
-      else
-        buildPipelinedStepOp(builder, trainOp.getLoc(), symbol,
-                             static_cast<int64_t>(i), name, *p.pipelined);
+      plan::StepOp written =
+          p.plan
+              ? buildStepOp(
+                    builder, trainOp.getLoc(), symbol, static_cast<int64_t>(i),
+                    name, *p.plan,
+                    p.model.zero != setup.model.zero ? p.model.zero : -1,
+                    p.model.checkpointing != setup.model.checkpointing
+                        ? std::optional<cost::Checkpointing>(
+                              p.model.checkpointing)
+                        : std::nullopt)
+              : buildPipelinedStepOp(builder, trainOp.getLoc(), symbol,
+                                     static_cast<int64_t>(i), name,
+                                     *p.pipelined);
+      if (replicas > 1)
+        written.setReplicas(replicas);
     }
     finish(primary, pred.steps, setup.model.chip.bf16Flops);
     pred.primary = primary.outcome;
@@ -1264,6 +1321,17 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
   }
   if (!p.pipelined)
     j["microbatches"] = std::move(mbs);
+  if (p.replicas > 1) {
+    // Every plan of the report is one replica's (Replicas.h).
+    nlohmann::ordered_json replicas;
+    replicas["replica_count"] = p.replicas;
+    replicas["ranks_per_replica"] = p.jobRanks / p.replicas;
+    replicas["job_ranks"] = p.jobRanks;
+    replicas["sequences_per_replica"] = {p.shareFewestSequences,
+                                         p.shareMostSequences};
+    replicas["heaviest_share_flops_over_mean"] = p.shareImbalance;
+    j["replicas"] = std::move(replicas);
+  }
   // The one wall-clock figure of the report (not deterministic).
   j["solver_time_s"] = p.solverSeconds;
   j["sequence_lengths"] = p.lengths;
@@ -1343,7 +1411,9 @@ constexpr const char *kReportKeyOrder[] = {
     "pp", "zero", "checkpoint", "pipelines", "chunks", "kind", "slices",
     "sequence", "begin", "end", "context", "backward_order",
     "checkpoint_layers", "planned_time_s", "microbatches", "sp_groups",
-    "degree", "ranks", "sequences", "strategy", "note", "solver_time_s",
+    "degree", "ranks", "sequences", "strategy", "note", "replicas",
+    "replica_count", "ranks_per_replica", "job_ranks", "sequences_per_replica",
+    "heaviest_share_flops_over_mean", "solver_time_s",
     "sequence_lengths", "steps_predicted", "planned_step_time_s",
     "surrogate_step_time_s", "predicted_step_time_s", "mfu",
     "peak_memory_bytes", "allowed_by_strategy", "differs_from_strategy",

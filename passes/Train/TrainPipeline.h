@@ -37,8 +37,11 @@ struct PipelineOptions {
   /// Write a Chrome trace of the first train job's primary plan (step 0).
   std::string tracePath;
   /// Jobs with more ranks are neither planned nor simulated (the report
-  /// says why): planning costs every group's collectives on the fabric.
-  int64_t maxSimulatedRanks = 4096;
+  /// says why): a guard far above the sizes plxc plans.
+  int64_t maxSimulatedRanks = 1 << 20;
+  /// Jobs with more ranks are planned and simulated as data-parallel
+  /// replicas of at most this many ranks (Replicas.h).
+  int64_t maxReplicaRanks = 4096;
   /// Simulate with contention between concurrent transfers on shared links
   /// (the prediction); off, every transfer runs as if alone, as the
   /// planners cost it.
@@ -106,6 +109,14 @@ struct TrainPrediction {
   /// The lower bound on the step (mean over the steps) and its terms.
   double boundSeconds = 0, boundComputeSeconds = 0, boundGradientSeconds = 0;
   std::vector<FasterBaseline> fasterBaselines;
+  /// A job folded into data-parallel replicas (Replicas.h): how many, of
+  /// how many ranks in all; every plan above is one replica's, for the
+  /// heaviest share of each step's batch. Step 0's shares: the fewest and
+  /// most sequences of a share and the heaviest share's forward FLOPs over
+  /// the mean (1: perfectly balanced).
+  int64_t replicas = 1, jobRanks = 0;
+  int64_t shareFewestSequences = 0, shareMostSequences = 0;
+  double shareImbalance = 1;
 };
 
 /// The plan of a job's own strategy for one batch: its static layout; with
@@ -196,16 +207,21 @@ struct StepSimulation {
 /// `orders` (may be null): the ring orders placement chose, applied to the
 /// lowered programs' communicators (lower::applyRingOrders). `keepSpans`:
 /// the result keeps every rank's spans (a trace needs them; the totals are
-/// the same without).
+/// the same without). `replicas`: the plan is one of that many
+/// data-parallel replicas (Replicas.h), lowered with the gradient
+/// all-reduce across them and simulated with the others as its images.
 StepSimulation simulateStep(const baselines::NamedPlan &plan,
                             const prog::CommTimeFn &comm,
                             const lower::RingOrders *orders = nullptr,
-                            bool keepSpans = true);
+                            bool keepSpans = true, int64_t replicas = 1);
 
 /// What the planning stages need besides the module.
 struct PlanningOptions {
   /// Jobs with more ranks are not planned (plx-predict-train says so).
-  int64_t maxSimulatedRanks = 4096;
+  int64_t maxSimulatedRanks = 1 << 20;
+  /// Jobs with more ranks are planned as data-parallel replicas of at most
+  /// this many ranks (Replicas.h); plx-predict-train must be given the same.
+  int64_t maxReplicaRanks = 4096;
   /// Called with a line of progress once planning has run for a second.
   std::function<void(const std::string &)> progress;
 };

@@ -38,6 +38,19 @@ plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @job {
 
 // -----
 
+plx.model @small <layers = 4, hidden = 256, heads = 4, kv_heads = 2, head_dim = 64, ffn = 1024, vocab = 1000>
+plx.dataset @short #plx.histogram<bounds = [256], weights = [1.0]> clamp 0 padding 1 overlong drop
+plx.fabric @pair chip <name = "H100", bf16_flops = 9.89e+14, fp8_flops = 1.979e+15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e+12, nvlink_bandwidth = 9.0e+11> nodes 2 x 2 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.25e+10>
+plx.train @job model @small data @short fabric @pair batch 8 steps 1 seed 3 strategy <sp_degree = 2>
+// expected-error @+1 {{'plan.step' op is one replica of 4 data-parallel replicas; plx-lower-to-rt lowers whole jobs (plan one of at most --max-replica-ranks ranks to generate its programs)}}
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @job lengths [8] replicas 4 {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
+  }
+}
+
+// -----
+
 // Ulysses 8 cannot split 4 heads: the lowering refuses rather than re-plan.
 plx.model @small <layers = 4, hidden = 256, heads = 4, kv_heads = 2, head_dim = 64, ffn = 1024, vocab = 1000>
 plx.dataset @short #plx.histogram<bounds = [256], weights = [1.0]> clamp 0 padding 1 overlong drop

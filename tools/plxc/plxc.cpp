@@ -102,8 +102,15 @@ cl::opt<std::string>
 
 cl::opt<int64_t> maxSimulatedRanks(
     "max-simulated-ranks",
-    cl::desc("Simulate train jobs of at most this many ranks (larger ones "
-             "are planned only)"),
+    cl::desc("Plan and simulate train jobs of at most this many ranks (a "
+             "guard; larger ones are reported as not planned)"),
+    cl::init(1 << 20), cl::cat(plxcCategory));
+
+cl::opt<int64_t> maxReplicaRanks(
+    "max-replica-ranks",
+    cl::desc("Plan and simulate a train job of more ranks as data-parallel "
+             "replicas of at most this many ranks, each planned for the "
+             "heaviest share of the batch"),
     cl::init(4096), cl::cat(plxcCategory));
 
 cl::opt<bool> contention(
@@ -158,6 +165,15 @@ mlir::OwningOpRef<mlir::ModuleOp> lowerFirstStep(mlir::ModuleOp module,
   auto steps = llvm::to_vector(module.getOps<plexus::plan::StepOp>());
   if (steps.empty()) {
     why = "the spec has no planned train step";
+    return nullptr;
+  }
+  if (std::optional<int64_t> replicas = steps.front().getReplicas()) {
+    const int64_t ranks = steps.front().getWorldSize();
+    why = "the job is planned as " + std::to_string(*replicas) +
+          " data-parallel replicas of " + std::to_string(ranks) +
+          " ranks, and programs are generated for whole jobs (a "
+          "--max-replica-ranks of at least " +
+          std::to_string(*replicas * ranks) + " plans it whole)";
     return nullptr;
   }
   mlir::OwningOpRef<mlir::ModuleOp> lowered(module.clone());
@@ -298,6 +314,7 @@ int main(int argc, char **argv) {
     plexus::train::TrainPipelineOptions trainOptions;
     trainOptions.tracePath = tracePath.getValue();
     trainOptions.maxSimulatedRanks = maxSimulatedRanks.getValue();
+    trainOptions.maxReplicaRanks = maxReplicaRanks.getValue();
     trainOptions.contention = contention.getValue();
     trainOptions.progress = true;
     plexus::train::buildTrainPipeline(pm, trainOptions);

@@ -170,6 +170,10 @@ LogicalResult StepOp::verify() {
   if (std::optional<double> solver = getSolverTime())
     if (failed(verifySeconds(*this, "solver time", *solver)))
       return failure();
+  if (std::optional<int64_t> replicas = getReplicas(); replicas && *replicas < 2)
+    return emitOpError("runs as `replicas` data-parallel copies, at least 2 "
+                       "when given, got ")
+           << *replicas;
   return verifyBytes(*this, "peak memory", getPeakMem());
 }
 

@@ -85,6 +85,11 @@ def Plan_StepOp : Plan_Op<"step", [
       deterministic.
     - `note`: why the strategy's own planner did not make this plan, when a
       fallback did.
+    - `replicas`: the job runs this step as that many identical
+      data-parallel replicas of `world` ranks each (at least 2), the step's
+      plan being the one of the replica with the heaviest share of the
+      batch; its gradients are all-reduced across the replicas at the end
+      (passes/Train/Replicas.h).
 
     The verifier checks the attributes and that the step holds at least one
     micro-batch or pipeline. For a step of micro-batches it checks that
@@ -140,7 +145,8 @@ def Plan_StepOp : Plan_Op<"step", [
                        OptionalAttr<DenseI64ArrayAttr>:$layout,
                        OptionalAttr<StrAttr>:$checkpoint_label,
                        OptionalAttr<Plan_F64Attr>:$solver_time,
-                       OptionalAttr<StrAttr>:$note);
+                       OptionalAttr<StrAttr>:$note,
+                       OptionalAttr<Plan_Int64Attr>:$replicas);
   let regions = (region SizedRegion<1>:$bodyRegion);
   let assemblyFormat = [{
     $sym_name `index` $index `world` $world_size
@@ -150,6 +156,7 @@ def Plan_StepOp : Plan_Op<"step", [
     (`role` $role^)? (`layout` $layout^)?
     (`checkpoint_label` $checkpoint_label^)?
     (`solver_time` custom<Decimal>($solver_time)^)? (`note` $note^)?
+    (`replicas` $replicas^)?
     attr-dict-with-keyword $bodyRegion
   }];
   let skipDefaultBuilders = 1;

@@ -415,6 +415,15 @@ plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j lengths [1] role baselin
 
 // -----
 
+// expected-error @+1 {{'plan.step' op runs as `replicas` data-parallel copies, at least 2 when given, got 1}}
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 replicas 1 {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
+  }
+}
+
+// -----
+
 // expected-error @+1 {{'plan.step' op solver time must be a finite, non-negative number of seconds, got -1}}
 plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j lengths [1] role candidate layout [1, 1, 1, 1] solver_time -1.0 {
   plan.microbatch 0 time 1.0 {

@@ -130,5 +130,12 @@ plan.step @job_step0_candidate0 index 0 world 2 time 1.0 peak_mem 10 job @job st
     plan.sp_group degree 2 ranks [0, 1] seqs [0] time 1.0 mem 10
   }
 }
+// One replica's plan of a job run as 896 data-parallel replicas.
+// CHECK-LABEL: plan.step @folded_step0 index 0 world 2 time 1.0 peak_mem 10 job @job strategy "flexsp" lengths [5] replicas 896 {
+plan.step @folded_step0 index 0 world 2 time 1.0 peak_mem 10 job @job strategy "flexsp" lengths [5] replicas 896 {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 2 ranks [0, 1] seqs [0] time 1.0 mem 10
+  }
+}
 // CHECK: plan.unplanned @job_step0_baseline0 index 0 job @job strategy "megatron-tp4-cp1" role baseline reason "tp 4 does not divide the 2 KV heads"
 plan.unplanned @job_step0_baseline0 index 0 job @job strategy "megatron-tp4-cp1" role baseline reason "tp 4 does not divide the 2 KV heads"

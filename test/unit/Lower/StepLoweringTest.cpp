@@ -504,3 +504,86 @@ TEST(StepLowering, RingOrdersFromPlacementRenameNoRankTwice) {
 }
 
 } // namespace
+
+namespace {
+
+/// Replica k of `programs` (n ranks): every rank, peer and member of
+/// replica 0 moved by k * n; members already outside replica 0 (a group
+/// across replicas) stay.
+std::vector<prog::Program> wholeJob(const std::vector<prog::Program> &programs,
+                                    int64_t replicas) {
+  const int64_t n = static_cast<int64_t>(programs.size());
+  std::vector<prog::Program> out;
+  for (int64_t k = 0; k < replicas; ++k)
+    for (const prog::Program &p : programs) {
+      prog::Program q = p;
+      for (prog::Op &op : q.ops) {
+        if (op.peer >= 0)
+          op.peer += k * n;
+        if (op.kind != prog::OpKind::Collective || op.ranks.back() >= n)
+          continue;
+        std::vector<int64_t> ranks = op.ranks.vec();
+        for (int64_t &r : ranks)
+          r += k * n;
+        op.ranks = prog::Members(ranks);
+        op.group = communicatorName(op.groupKind, ranks);
+      }
+      out.push_back(std::move(q));
+    }
+  return out;
+}
+
+} // namespace
+
+// Replicas: ZeRO-0 inside a replica of 2 becomes the hierarchical
+// all-reduce (reduce-scatter, all-reduce of the half with its image in
+// the other replica, all-gather), and one replica simulated with its
+// images gives the whole job's result to the bit.
+TEST(StepLowering, ReplicasAllReduceTheirShardsAndSimulateAsTheWholeJob) {
+  for (int64_t zero : {0, 1, 3}) {
+    SCOPED_TRACE("zero " + std::to_string(zero));
+    TrainModel model = smallModel(zero, cost::Checkpointing::None, 2);
+    StepPlan plan = uniformPlan(2, {1, 1, 1, 1}, {{{0}, {1}}}, {16, 24});
+    LoweringOptions options;
+    options.replicas = 3;
+    LoweredStep lowered = lowerStep(plan, model, options);
+    ASSERT_TRUE(lowered.ok()) << lowered.error;
+    ASSERT_EQ(lowered.programs.size(), 2u);
+    // Gradients of both layers and the embedding / head, in bf16, halved
+    // over the replica's 2 ZeRO ranks.
+    const int64_t params = 2 * 2848 + 1040;
+    for (int64_t r = 0; r < 2; ++r) {
+      const std::vector<prog::Op> &ops = lowered.programs[r].ops;
+      const prog::Op &cross = zero < 3 ? ops[ops.size() - 2] : ops.back();
+      ASSERT_EQ(cross.kind, prog::OpKind::Collective);
+      EXPECT_EQ(cross.commKind, prog::CommKind::AllReduce);
+      EXPECT_EQ(cross.ranks.vec(), (std::vector<int64_t>{r, r + 2, r + 4}));
+      EXPECT_EQ(cross.bytes, params * 2 / 2);
+      if (zero == 3)
+        EXPECT_EQ(ops[ops.size() - 2].kind, prog::OpKind::Wait);
+      if (zero == 0) { // no all-reduce over the replica's own ranks is left
+        EXPECT_EQ(ops[ops.size() - 3].commKind,
+                  prog::CommKind::ReduceScatter);
+        EXPECT_EQ(ops[ops.size() - 1].commKind, prog::CommKind::AllGather);
+      }
+    }
+    sim::SimOptions folded;
+    folded.commTime = [](const prog::CommRequest &r) {
+      return prog::CommTime(1e-6 * double(r.ranks.size()) +
+                            double(r.bytes) / 1e9);
+    };
+    folded.replicas = 3;
+    sim::SimResult a = sim::simulate(lowered.programs, folded);
+    ASSERT_TRUE(a.ok()) << a.error;
+    sim::SimOptions whole;
+    whole.commTime = folded.commTime;
+    sim::SimResult b = sim::simulate(wholeJob(lowered.programs, 3), whole);
+    ASSERT_TRUE(b.ok()) << b.error;
+    EXPECT_EQ(a.stepSeconds, b.stepSeconds);
+    for (size_t r = 0; r < 2; ++r) {
+      EXPECT_EQ(a.ranks[r].finishSeconds, b.ranks[r].finishSeconds);
+      EXPECT_EQ(a.ranks[r].commSeconds, b.ranks[r].commSeconds);
+      EXPECT_EQ(a.ranks[r].peakMemoryBytes, b.ranks[r].peakMemoryBytes);
+    }
+  }
+}

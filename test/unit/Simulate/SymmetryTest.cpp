@@ -210,3 +210,40 @@ TEST(Symmetry, ProgramsEqualOnlyUpToAFieldStayApart) {
 }
 
 } // namespace
+
+// SimOptions::replicas: a group across replicas must hold every image of
+// its ranks (r + k * n for each k), nothing less; members past the last
+// replica are not ranks.
+TEST(Symmetry, GroupsAcrossReplicasHoldEveryImage) {
+  auto run = [](plexus::prog::Members members, int64_t replicas) {
+    std::vector<Program> programs(2);
+    for (int64_t r = 0; r < 2; ++r)
+      programs[r].ops = {Op::collective(CommKind::AllReduce, GroupKind::Dp,
+                                        "g" + std::to_string(r),
+                                        r == 0 ? members
+                                               : plexus::prog::Members{1, 3, 5},
+                                        8)};
+    SimOptions options;
+    options.commTime = [](const CommRequest &req) {
+      return CommTime(1e-3 * double(req.ranks.size()));
+    };
+    options.replicas = replicas;
+    return simulate(programs, options);
+  };
+  SimResult ok = run({0, 2, 4}, 3);
+  ASSERT_TRUE(ok.ok()) << ok.error;
+  // Each rank's all-reduce is timed over its 3 members.
+  EXPECT_DOUBLE_EQ(ok.stepSeconds, 3e-3);
+  EXPECT_EQ(ok.simulatedRanks, 2);
+  for (plexus::prog::Members bad :
+       {plexus::prog::Members{0, 2}, plexus::prog::Members{0, 3, 4},
+        plexus::prog::Members{0, 2, 4, 6}}) {
+    SimResult r = run(bad, 3);
+    EXPECT_EQ(r.errorKind, SimErrorKind::InvalidProgram) << r.error;
+    EXPECT_EQ(r.errorRanks, (std::vector<int64_t>{0}));
+  }
+  // Without replicas, members past the programs are not ranks.
+  SimResult single = run({0, 2, 4}, 1);
+  EXPECT_EQ(single.errorKind, SimErrorKind::InvalidProgram);
+  EXPECT_NE(single.error.find("not a rank"), std::string::npos) << single.error;
+}
