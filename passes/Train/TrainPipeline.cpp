@@ -798,7 +798,10 @@ LogicalResult planBaselineAlternatives(ModuleOp module,
       // A DPP job's extra baselines are planned again on every step by
       // their own planners (reports keep step 0's names).
       if (dynamicPp) {
-        progress("plxc: job '" + name + "': planning the DPP baselines");
+        progress("plxc: job '" + name + "': step " + std::to_string(step + 1) +
+                 " of " + std::to_string(trainOp.getSteps()) +
+                 ": planning the DPP baselines (FlexSP, packed 1F1B, "
+                 "Seq1F1B)");
         for (baselines::NamedPlan &p :
              dynamicPpBaselines(setup, batch.lengths, trainOp, ctx->comm))
           plans.push_back(std::move(p));
@@ -1053,11 +1056,25 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
                   std::to_string(baselineAcc.size());
         break;
       }
+      // Progress counts the plans this step judges: the baselines that
+      // run, then the candidates (fewer when two are the same plan).
+      size_t judging = 0, toJudge = 0;
+      for (const baselines::NamedPlan &p : plans)
+        toJudge += p.ok() ? 1 : 0;
+      for (const baselines::NamedPlan &p : own)
+        toJudge += p.ok() ? 1 : 0;
+      auto simulating = [&](const std::string &plan) {
+        progress("plxc: job '" + name + "': step " + std::to_string(step + 1) +
+                 " of " + std::to_string(pred.steps) + ": simulating " + plan +
+                 " (plan " + std::to_string(++judging) + " of at most " +
+                 std::to_string(toJudge) + ")");
+      };
       std::vector<Judged> judgedBaselines;
       for (size_t i = 0; i < plans.size(); ++i) {
         if (plans[i].ok())
-          progress("plxc: job '" + name + "': simulating " + plans[i].name);
-        judgedBaselines.push_back(judge(plans[i], setup, simComm, orders, replicas));
+          simulating(plans[i].name);
+        judgedBaselines.push_back(
+            judge(plans[i], setup, simComm, orders, replicas));
       }
 
       // The job's plan: the fastest prediction among its planner's plan,
@@ -1073,8 +1090,9 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
           if (k == key)
             return;
         keys.push_back(key);
-        progress("plxc: job '" + name + "': simulating " + plan.name);
-        candidates.push_back(judge(std::move(plan), setup, simComm, orders, replicas));
+        simulating(plan.name);
+        candidates.push_back(
+            judge(std::move(plan), setup, simComm, orders, replicas));
       };
       if (mine.ok())
         consider(mine);
