@@ -636,6 +636,23 @@ LogicalResult emitProgramsJson(ModuleOp module, llvm::raw_ostream &os) {
   llvm::sort(programs, [](rt::ProgramOp a, rt::ProgramOp b) {
     return a.getRank() < b.getRank();
   });
+  // Every communicator's members once, by name: ops name theirs ("comm",
+  // a compute op's "ulysses"); the ring order is the same on every op over
+  // one communicator (lower::applyRingOrders).
+  ordered_json communicators = ordered_json::object();
+  auto intern = [&](ordered_json &j, const char *nameKey,
+                    const char *membersKey) -> LogicalResult {
+    if (!j.contains(nameKey) || !j.contains(membersKey))
+      return success();
+    const std::string name = j[nameKey].get<std::string>();
+    if (!communicators.contains(name))
+      communicators[name] = j[membersKey];
+    else if (communicators[name] != j[membersKey])
+      return module.emitError("emit-json: communicator '")
+             << name << "' lists its members in two orders";
+    j.erase(membersKey);
+    return success();
+  };
   for (rt::ProgramOp program : programs) {
     ordered_json ops = ordered_json::array();
     for (Operation &op : *program.getBody()) {
@@ -657,6 +674,9 @@ LogicalResult emitProgramsJson(ModuleOp module, llvm::raw_ostream &os) {
         else if (auto k = dyn_cast<rt::ComputeKindAttr>(a))
           j[key] = rt::stringifyComputeKind(k.getValue()).str();
       }
+      if (failed(intern(j, "comm", "group")) ||
+          failed(intern(j, "ulysses", "ulysses_group")))
+        return failure();
       ops.push_back(std::move(j));
     }
     ordered_json p = {{"rank", program.getRank()}};
@@ -665,6 +685,7 @@ LogicalResult emitProgramsJson(ModuleOp module, llvm::raw_ostream &os) {
     p["ops"] = std::move(ops);
     ranks.push_back(std::move(p));
   }
+  root["communicators"] = std::move(communicators);
   root["programs"] = std::move(ranks);
   os << root.dump(1) << "\n";
   return success();

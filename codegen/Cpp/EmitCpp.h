@@ -68,7 +68,10 @@ mlir::LogicalResult emitLaunchScript(mlir::ModuleOp module,
                                      llvm::raw_ostream &os,
                                      const LaunchOptions &options);
 
-/// The rt programs as JSON: the model, the batch and every rank's ops.
+/// The rt programs as JSON: the model, the batch, every communicator's
+/// members once ("communicators": name -> ranks in ring order) and every
+/// rank's ops, which name their communicators ("comm", "ulysses"). An
+/// error when two ops list one communicator's members in different orders.
 mlir::LogicalResult emitProgramsJson(mlir::ModuleOp module,
                                      llvm::raw_ostream &os);
 
