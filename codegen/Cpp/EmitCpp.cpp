@@ -69,12 +69,46 @@ struct Communicator {
   SmallVector<int64_t> ranks;
 };
 
+/// One op as a call: `text` with a kHole for each value that may change
+/// from one repetition of a body to the next (layers, bytes, tags, works,
+/// checkpointed layers, pending counts), the values in `holes`. `note`
+/// ends the line when it is printed on its own (the modelled time).
+constexpr char kHole = '\x01';
+struct Line {
+  enum class Hole : uint8_t {
+    Int,     ///< an integer argument
+    Work,    ///< a Work: its index in Reading::works
+    Comment, ///< a number inside a comment line
+  };
+  std::string text;
+  std::vector<std::pair<Hole, int64_t>> holes;
+  std::string note;
+
+  Line &lit(StringRef t) {
+    text += t.str();
+    return *this;
+  }
+  Line &num(int64_t v) { return hole(Hole::Int, v); }
+  Line &work(int64_t id) { return hole(Hole::Work, id); }
+  Line &commented(int64_t v) { return hole(Hole::Comment, v); }
+  Line &range(int64_t b, int64_t e) {
+    return lit("{").num(b).lit(", ").num(e).lit("}");
+  }
+
+private:
+  Line &hole(Hole kind, int64_t value) {
+    text += kHole;
+    holes.emplace_back(kind, value);
+    return *this;
+  }
+};
+
 struct RankCode {
   int64_t rank = 0;
   /// The rank's ops as calls; a send's or receive's peer is written P[k],
   /// the k-th of `peers`, so that ranks whose programs differ only in
   /// their peers (the lanes of a pipeline stage) share one function.
-  std::vector<std::string> lines;
+  std::vector<Line> lines;
   std::vector<int64_t> peers;
   int64_t layerBegin = -1, layerEnd = -1; ///< the layers the rank holds
   std::string zeroGroup;                  ///< identifier, or empty
@@ -85,7 +119,7 @@ struct RankCode {
 /// One generated function: the lines (and what they hold) that one or
 /// more ranks run.
 struct Body {
-  std::vector<std::string> lines;
+  std::vector<Line> lines;
   std::vector<int64_t> ranks; ///< increasing
   int64_t layerBegin = -1, layerEnd = -1, stage = -1;
   std::string zeroGroup;
@@ -99,6 +133,157 @@ struct Reading {
   std::map<std::string, Communicator> comms; ///< by name
   std::vector<RankCode> ranks; ///< lines moved into `bodies`
   std::vector<Body> bodies;    ///< in order of their first rank
+  std::vector<std::string> works; ///< Work literals, by id
+};
+
+/// A line as printed on its own: every hole its value, then the note.
+std::string straight(const Line &line, ArrayRef<std::string> works) {
+  std::string out;
+  size_t h = 0;
+  for (char c : line.text) {
+    if (c != kHole) {
+      out += c;
+      continue;
+    }
+    auto [kind, value] = line.holes[h++];
+    out += kind == Line::Hole::Work ? works[value] : std::to_string(value);
+  }
+  return out + line.note;
+}
+
+/// Prints a function body with its repeated runs of lines as loops.
+///
+/// Two lines have the same shape when they differ at most in their holes'
+/// values. At each line the printer looks for the period p (up to
+/// kMaxPeriod lines) whose run of equal shapes repeats the most lines (k >=
+/// 2 times, p * k >= kMinLoopLines); it prints that run as one loop over a
+/// table with a row per repetition, holding the values that change between
+/// repetitions (c[0], c[1], ...; a work is an index into kWorks), and the
+/// values that do not in the body. Other lines print as they are. Works
+/// named by loops are given indices in `workIndex` / `usedWorks`.
+class BodyPrinter {
+public:
+  static constexpr size_t kMaxPeriod = 96, kMinLoopLines = 4;
+  static constexpr int kVaries = -2; ///< a comment's number that changes
+
+  BodyPrinter(ArrayRef<std::string> works,
+              std::map<int64_t, size_t> &workIndex,
+              std::vector<int64_t> &usedWorks)
+      : works(works), workIndex(workIndex), usedWorks(usedWorks) {}
+
+  void print(ArrayRef<Line> lines, llvm::raw_ostream &os) {
+    std::vector<int> shape(lines.size());
+    std::map<StringRef, int> ids;
+    for (auto [i, line] : llvm::enumerate(lines))
+      shape[i] = ids.try_emplace(line.text, static_cast<int>(ids.size()))
+                     .first->second;
+    size_t loops = 0;
+    for (size_t i = 0; i < lines.size();) {
+      size_t bestP = 0, bestK = 0;
+      for (size_t p = 1; p <= kMaxPeriod && i + 2 * p <= lines.size(); ++p) {
+        size_t k = 1;
+        while (i + (k + 1) * p <= lines.size() &&
+               std::equal(shape.begin() + i, shape.begin() + i + p,
+                          shape.begin() + i + k * p))
+          ++k;
+        if (k >= 2 && p * k >= kMinLoopLines && p * k > bestP * bestK)
+          bestP = p, bestK = k;
+      }
+      if (!bestP) {
+        os << "  " << straight(lines[i], works) << "\n";
+        ++i;
+        continue;
+      }
+      printLoop(lines.slice(i, bestP * bestK), bestP, bestK, loops++, os);
+      i += bestP * bestK;
+    }
+  }
+
+private:
+  void printLoop(ArrayRef<Line> run, size_t p, size_t k, size_t index,
+                 llvm::raw_ostream &os) {
+    // Which holes of the body change between repetitions: their columns
+    // (holes whose values agree in every repetition share one).
+    std::vector<std::vector<int>> column(p);
+    std::map<std::vector<int64_t>, int> columnOf;
+    std::vector<const std::vector<int64_t> *> columnValues;
+    for (size_t j = 0; j < p; ++j) {
+      column[j].assign(run[j].holes.size(), -1);
+      for (size_t h = 0; h < run[j].holes.size(); ++h) {
+        std::vector<int64_t> values(k);
+        for (size_t r = 0; r < k; ++r)
+          values[r] = run[r * p + j].holes[h].second;
+        if (llvm::all_equal(values))
+          continue;
+        if (run[j].holes[h].first == Line::Hole::Comment) {
+          column[j][h] = kVaries; // a number in a comment is not worth a column
+          continue;
+        }
+        if (run[j].holes[h].first == Line::Hole::Work)
+          for (int64_t &v : values)
+            v = indexOf(v);
+        auto [it, fresh] =
+            columnOf.try_emplace(values, static_cast<int>(columnValues.size()));
+        if (fresh)
+          columnValues.push_back(&it->first);
+        column[j][h] = it->second;
+      }
+    }
+    const int columns = static_cast<int>(columnValues.size());
+    const std::string table = "kRows" + std::to_string(index);
+    os << "  // " << k << " repetitions of " << p
+       << (p == 1 ? " op" : " ops");
+    if (columns) {
+      os << ": c holds what changes, a row per repetition\n"
+         << "  static const int64_t " << table << "[" << k << "][" << columns
+         << "] = {\n";
+      for (size_t r = 0; r < k; ++r) {
+        os << "      {";
+        for (int col = 0; col < columns; ++col)
+          os << (col ? ", " : "") << (*columnValues[col])[r];
+        os << "},\n";
+      }
+      os << "  };\n"
+         << "  for (const auto &c : " << table << ") {\n";
+    } else {
+      os << "\n  for (int r = 0; r < " << k << "; ++r) {\n";
+    }
+    for (size_t j = 0; j < p; ++j) {
+      const Line &line = run[j];
+      std::string text;
+      size_t h = 0;
+      for (char ch : line.text) {
+        if (ch != kHole) {
+          text += ch;
+          continue;
+        }
+        auto [kind, value] = line.holes[h];
+        const int col = column[j][h++];
+        if (col == kVaries)
+          text += "varying";
+        else if (col < 0)
+          text += kind == Line::Hole::Work ? works[value]
+                                           : std::to_string(value);
+        else if (kind == Line::Hole::Work)
+          text += "kWorks[c[" + std::to_string(col) + "]]";
+        else
+          text += "c[" + std::to_string(col) + "]";
+      }
+      os << "    " << text << "\n";
+    }
+    os << "  }\n";
+  }
+
+  int64_t indexOf(int64_t work) {
+    auto [it, fresh] = workIndex.try_emplace(work, usedWorks.size());
+    if (fresh)
+      usedWorks.push_back(work);
+    return static_cast<int64_t>(it->second);
+  }
+
+  ArrayRef<std::string> works;
+  std::map<int64_t, size_t> &workIndex;
+  std::vector<int64_t> &usedWorks;
 };
 
 /// "0-3, 8, 10-11": increasing ranks as ranges.
@@ -245,8 +430,8 @@ private:
         if (failed(readCollective(code, &op, coll)))
           return failure();
       } else if (auto w = dyn_cast<rt::WaitOp>(op)) {
-        code.lines.push_back("PLXRT_TRY(x.wait(" +
-                             std::to_string(w.getPending()) + "));");
+        code.lines.push_back(
+            Line().lit("PLXRT_TRY(x.wait(").num(w.getPending()).lit("));"));
       }
     }
     if (code.layerBegin < 0)
@@ -255,8 +440,8 @@ private:
              << "the runtime cannot tell which layers it holds";
     // Ranks with the same lines share a function: its body is stored once.
     std::string key;
-    for (const std::string &line : code.lines)
-      key += line + "\n";
+    for (const Line &line : code.lines)
+      key += straight(line, out.works) + "\n";
     auto [it, fresh] = bodyOf.try_emplace(std::move(key), out.bodies.size());
     if (fresh) {
       Body body;
@@ -308,25 +493,35 @@ private:
     char modelled[48];
     std::snprintf(modelled, sizeof modelled, "  // modelled %.3g ms",
                   c.getTime() * 1e3);
-    std::string args = std::to_string(c.getStage()) + ", {" +
-                       std::to_string(c.getLayerBegin()) + ", " +
-                       std::to_string(c.getLayerEnd()) + "}, " +
-                       workLiteral(c.getSeqs(), c.getSlices()) + ", " + sp;
+    const int64_t work = workId(c.getSeqs(), c.getSlices());
+    auto call = [&](StringRef name) {
+      Line line;
+      line.lit("PLXRT_TRY(x.")
+          .lit(name)
+          .lit("(" + std::to_string(c.getStage()) + ", ")
+          .range(c.getLayerBegin(), c.getLayerEnd())
+          .lit(", ")
+          .work(work)
+          .lit(", " + sp);
+      line.note = modelled;
+      return line;
+    };
     switch (c.getKind()) {
     case rt::ComputeKind::fwd: {
       FailureOr<std::pair<int64_t, int64_t>> ckpt = checkpointed(c, later);
       if (failed(ckpt))
         return failure();
-      code.lines.push_back("PLXRT_TRY(x.forward(" + args + ", {" +
-                           std::to_string(ckpt->first) + ", " +
-                           std::to_string(ckpt->second) + "}));" + modelled);
+      code.lines.push_back(call("forward")
+                               .lit(", ")
+                               .range(ckpt->first, ckpt->second)
+                               .lit("));"));
       break;
     }
     case rt::ComputeKind::recompute:
-      code.lines.push_back("PLXRT_TRY(x.recompute(" + args + "));" + modelled);
+      code.lines.push_back(call("recompute").lit("));"));
       break;
     case rt::ComputeKind::bwd:
-      code.lines.push_back("PLXRT_TRY(x.backward(" + args + "));" + modelled);
+      code.lines.push_back(call("backward").lit("));"));
       break;
     }
     return success();
@@ -345,12 +540,17 @@ private:
     const size_t k = static_cast<size_t>(known - code.peers.begin());
     if (known == code.peers.end())
       code.peers.push_back(peer);
-    code.lines.push_back("PLXRT_TRY(x." + call.str() + "(P[" +
-                         std::to_string(k) + "], " + std::to_string(bytes) +
-                         ", " + std::to_string(tag) + ", " +
-                         (*carries == rt::ComputeKind::bwd ? "Pass::Backward"
-                                                           : "Pass::Forward") +
-                         ", " + workLiteral(*seqs, slices) + "));");
+    code.lines.push_back(
+        Line()
+            .lit("PLXRT_TRY(x." + call.str() + "(P[" + std::to_string(k) +
+                 "], ")
+            .num(bytes)
+            .lit(", ")
+            .num(tag)
+            .lit(*carries == rt::ComputeKind::bwd ? ", Pass::Backward, "
+                                                  : ", Pass::Forward, ")
+            .work(workId(*seqs, slices))
+            .lit("));"));
     return success();
   }
 
@@ -365,9 +565,11 @@ private:
              << " parallelism; communicator '" << name
              << "' cannot be generated";
     if (isa<rt::AllToAllOp>(op) && kind == rt::CommKind::sp) {
-      code.lines.push_back("// all_to_all " + name.str() + ", " +
-                           std::to_string(coll.getBytes()) +
-                           " bytes: run inside the Ulysses compute op");
+      code.lines.push_back(Line()
+                               .lit("// all_to_all " + name.str() + ", ")
+                               .commented(coll.getBytes())
+                               .lit(" bytes: run inside the Ulysses compute "
+                                    "op"));
       return success();
     }
     auto begin = op->getAttrOfType<IntegerAttr>("layer_begin");
@@ -401,16 +603,29 @@ private:
       return op->emitOpError("emit-cpp: ")
              << opName << " over '" << name << "' has no runtime meaning";
     }
-    code.lines.push_back("PLXRT_TRY(x." + call + "(" + *id + ", {" +
-                         std::to_string(begin.getInt()) + ", " +
-                         std::to_string(end.getInt()) + "}, " +
-                         std::to_string(coll.getBytes()) + "));" +
-                         (op->hasAttr("async") ? "  // async" : ""));
+    code.lines.push_back(Line()
+                             .lit("PLXRT_TRY(x." + call + "(" + *id + ", ")
+                             .range(begin.getInt(), end.getInt())
+                             .lit(", ")
+                             .num(coll.getBytes())
+                             .lit(op->hasAttr("async") ? "));  // async"
+                                                       : "));"));
     return success();
+  }
+
+  /// The id of a work in Reading::works (interned).
+  int64_t workId(ArrayRef<int64_t> seqs,
+                 std::optional<ArrayRef<int64_t>> slices) {
+    std::string literal = workLiteral(seqs, slices);
+    auto [it, fresh] = workIds.try_emplace(literal, out.works.size());
+    if (fresh)
+      out.works.push_back(std::move(literal));
+    return static_cast<int64_t>(it->second);
   }
 
   ModuleOp module;
   Reading out;
+  std::map<std::string, size_t> workIds;
   std::set<std::string> usedIds;
   std::map<std::string, size_t> bodyOf; ///< joined lines -> body
 };
@@ -449,15 +664,21 @@ LogicalResult emitCpp(ModuleOp module, llvm::raw_ostream &os,
         "rt.programs\n"
      << "// differ at most in their peers share one; spec.programs maps "
         "each rank to\n"
-     << "// its): each line is one op of the rank's rt.program, in order, "
-        "as a call\n"
-     << "// into the runtime's step executor (runtime/Executor.h); P[k] is "
-        "the rank's\n"
-     << "// k-th peer (kPeers). Works are written {{sequences}, "
-        "{slice of\n"
-     << "// each}}; layer ranges {begin, end}; a forward's last argument is "
-        "the\n"
-     << "// layers it checkpoints (recomputed before its backward).\n"
+     << "// its): each call is one op of the rank's rt.program, in order, "
+        "into the\n"
+     << "// runtime's step executor (runtime/Executor.h); a run of ops that "
+        "repeats\n"
+     << "// (a layer, a micro-batch, a chunk) is a loop over a table whose "
+        "rows hold\n"
+     << "// what changes between repetitions (c[i]; modelled times are in "
+        "rt.mlir).\n"
+     << "// P[k] is the rank's k-th peer (kPeers). Works are written "
+        "{{sequences},\n"
+     << "// {slice of each}} or kWorks[i]; layer ranges {begin, end}; a "
+        "forward's\n"
+     << "// last argument is the layers it checkpoints (recomputed before "
+        "its\n"
+     << "// backward).\n"
      << "#include \"runtime/Program.h\"\n\n"
      << "namespace {\n\n"
      << "using namespace plexus::runtime;\n\n";
@@ -517,23 +738,38 @@ LogicalResult emitCpp(ModuleOp module, llvm::raw_ostream &os,
   }
 
   // One function per distinct program; spec.programs maps each rank to its.
+  // The functions are printed first: their loops decide which works kWorks
+  // holds.
+  std::string functions;
+  llvm::raw_string_ostream fs(functions);
+  std::map<int64_t, size_t> workIndex;
+  std::vector<int64_t> usedWorks;
+  BodyPrinter printer(r.works, workIndex, usedWorks);
   for (auto [k, body] : llvm::enumerate(r.bodies)) {
-    os << "// Rank" << (body.ranks.size() > 1 ? "s " : " ")
+    fs << "// Rank" << (body.ranks.size() > 1 ? "s " : " ")
        << rankRanges(body.ranks);
     if (body.stage >= 0)
-      os << ": stage " << body.stage;
-    os << ", layers [" << body.layerBegin << ", " << body.layerEnd << ")";
+      fs << ": stage " << body.stage;
+    fs << ", layers [" << body.layerBegin << ", " << body.layerEnd << ")";
     if (!body.zeroGroup.empty())
-      os << ", ZeRO-3 over " << body.zeroGroup;
-    os << ".\n"
+      fs << ", ZeRO-3 over " << body.zeroGroup;
+    fs << ".\n"
        << "Status program" << k << "(StepExecutor &x) {\n";
     if (body.usesPeers)
-      os << "  const std::vector<int64_t> &P = kPeers[x.rank()];\n";
-    for (const std::string &line : body.lines)
-      os << "  " << line << "\n";
-    os << "  return Status::success();\n"
+      fs << "  const std::vector<int64_t> &P = kPeers[x.rank()];\n";
+    printer.print(body.lines, fs);
+    fs << "  return Status::success();\n"
        << "}\n\n";
   }
+  if (!usedWorks.empty()) {
+    os << "// The works loops run: kWorks[i] is {{sequences}, {slice of "
+          "each}}.\n"
+       << "const Work kWorks[] = {\n";
+    for (auto [i, work] : llvm::enumerate(usedWorks))
+      os << "    " << r.works[work] << ", // " << i << "\n";
+    os << "};\n\n";
+  }
+  os << functions;
   os << "} // namespace\n\n"
      << "int main(int argc, char **argv) {\n"
      << "  ProgramSpec spec;\n"

@@ -1,7 +1,7 @@
 //===- EmitCpp.h - rt programs to one C++ program ---------------*- C++ -*-===//
 //
 // Code generation from the rt dialect: one C++ source that runs every rank
-// of a lowered step as straight calls into libplxrt's step executor
+// of a lowered step as calls into libplxrt's step executor
 // (runtime/Executor.h, runtime/Program.h), plus the files that go beside
 // it: a launch script, the programs as JSON and an NCCL topology file.
 //
@@ -13,7 +13,8 @@
 // the runtime knows). Callers run plx-verify-rt first (verifyForCodegen),
 // so nothing is written for programs that break the plan contract.
 //
-// Mapping, one line per rt op (docs/codegen.md):
+// Mapping, one call per rt op (runs that repeat are loops over a table of
+// what changes between repetitions; docs/codegen.md):
 //   rt.compute fwd|recompute|bwd  -> x.forward / x.recompute / x.backward
 //   rt.send / rt.recv (carries)   -> x.send / x.recv
 //   rt.all_gather  zero, layers   -> x.gatherParams

@@ -13,6 +13,9 @@
 #           data-parallel sync (reduce-scatter, update, all-gather)
 #   single  one rank (one chip, sp 1): the whole step on one process, the
 #           program a single GPU runs (scripts/gpu-check.sh)
+#   dpp16   dpp on 16 ranks (4 nodes x 4, a radix-8 tree): 8 layers, 8
+#           stages x 2-way Ulysses, batch 32; the generated program's loops
+#           and tables at more ranks than the 8-rank runs
 set -eu
 bin=$1 spec=$2 variant=$3 mlir=$4 cpp=$5
 tmp=$mlir.plx
@@ -23,6 +26,8 @@ case $variant in
     one="s/nodes = 2;/nodes = 1;/; s/chips_per_node = 4;/chips_per_node = 1;/; s/sp = 2;/sp = 1;/" ;;
   flexsp) zero=3; seed=4; passes="-plx-adaptive-sp" ;;
   dpp) zero=3; passes="-plx-dynamic-pp=min-slices=2 -plx-checkpoint=strategy=full" ;;
+  dpp16) zero=3; passes="-plx-dynamic-pp=min-slices=2 -plx-checkpoint=strategy=full"
+    one="s/nodes = 2;/nodes = 4;/; s/radix = 4;/radix = 8;/; s/layers = 4;/layers = 8;/; s/batch = 16;/batch = 32;/" ;;
   pp-dp) zero=1; passes="-plx-plan-static=layout=pp2-tp1-1f1b" ;;
   *) echo "generate.sh: unknown variant '$variant'" >&2; exit 2 ;;
 esac

@@ -19,6 +19,11 @@ case $variant in
     need 'ulysses "sp:[0-9]*-[0-9]*" \[[0-9]*, [0-9]*\]$' "2-rank SP group"
     need 'ulysses "sp:[0-9]*-[0-9]*" \[[0-9]*, [0-9]*, [0-9]*, [0-9]*\]$' \
       "4-rank SP group" ;;
+  dpp16)
+    need 'rt.program @rank_15 ' "program for rank 15"
+    need 'rt.compute fwd layers \[7, 8) stage 7 ' "eighth stage"
+    need 'rt.batch .* cuts' "split sequence"
+    need 'rt.compute recompute' "recomputation" ;;
   dpp)
     need 'rt.batch .* cuts' "split sequence"
     need 'rt.compute fwd .* slices \[1\]' "second slice of a split sequence"
