@@ -322,6 +322,8 @@ public:
                               "sequence lengths the programs run)");
     out.model = models.front();
     out.batch = batches.front();
+    for (auto group : module.getOps<rt::GroupOp>())
+      groups[group.getSymName()] = group.getRanks();
     llvm::sort(programs, [](rt::ProgramOp a, rt::ProgramOp b) {
       return a.getRank() < b.getRank();
     });
@@ -469,7 +471,10 @@ private:
     code.stage = c.getStage();
     holds(code, c.getLayerBegin(), c.getLayerEnd());
     std::string sp = "nullptr";
-    if (std::optional<ArrayRef<int64_t>> group = c.getUlyssesGroup()) {
+    if (std::optional<StringRef> ulysses = c.getUlysses()) {
+      FailureOr<ArrayRef<int64_t>> group = membersOf(c, *ulysses);
+      if (failed(group))
+        return failure();
       // Ulysses gives each rank an equal part of every slice.
       const int64_t n = static_cast<int64_t>(group->size());
       for (auto [i, seq] : llvm::enumerate(c.getSeqs())) {
@@ -479,12 +484,11 @@ private:
           return c.emitOpError("emit-cpp: slice ")
                  << slice << " of sequence " << seq << " has " << tokens
                  << " tokens, which do not split evenly over the " << n
-                 << " ranks of Ulysses group '" << c.getUlysses().value_or("")
+                 << " ranks of Ulysses group '" << *ulysses
                  << "' (pad the dataset's lengths to a multiple of " << n
                  << ")";
       }
-      FailureOr<std::string> id =
-          communicator(c, c.getUlysses().value_or(""), *group);
+      FailureOr<std::string> id = communicator(c, *ulysses, *group);
       if (failed(id))
         return failure();
       sp = "&" + *id;
@@ -581,7 +585,10 @@ private:
              << "' carries nothing the runtime knows (expected parameters "
                 "or gradients of a layer range over a zero or dp "
                 "communicator, or Ulysses exchanges over an sp one)";
-    FailureOr<std::string> id = communicator(op, name, coll.getGroup());
+    FailureOr<ArrayRef<int64_t>> group = membersOf(op, name);
+    if (failed(group))
+      return failure();
+    FailureOr<std::string> id = communicator(op, name, *group);
     if (failed(id))
       return failure();
     holds(code, begin.getInt(), end.getInt());
@@ -613,6 +620,15 @@ private:
     return success();
   }
 
+  /// The ranks of the module's rt.group `name`.
+  FailureOr<ArrayRef<int64_t>> membersOf(Operation *op, StringRef name) {
+    auto it = groups.find(name);
+    if (it == groups.end())
+      return op->emitOpError("emit-cpp: communicator '")
+             << name << "' has no rt.group";
+    return it->second;
+  }
+
   /// The id of a work in Reading::works (interned).
   int64_t workId(ArrayRef<int64_t> seqs,
                  std::optional<ArrayRef<int64_t>> slices) {
@@ -626,6 +642,7 @@ private:
   ModuleOp module;
   Reading out;
   std::map<std::string, size_t> workIds;
+  std::map<StringRef, ArrayRef<int64_t>> groups; ///< rt.group name -> ranks
   std::set<std::string> usedIds;
   std::map<std::string, size_t> bodyOf; ///< joined lines -> body
 };
@@ -865,32 +882,33 @@ LogicalResult emitProgramsJson(ModuleOp module, llvm::raw_ostream &os) {
       batch["cuts"] = std::vector<int64_t>(cuts->begin(), cuts->end());
     root["batch"] = batch;
   }
-  ordered_json ranks = ordered_json::array();
   auto programs = llvm::to_vector(module.getOps<rt::ProgramOp>());
   if (programs.empty())
     return module.emitError("emit-json: the module has no rt.program");
   llvm::sort(programs, [](rt::ProgramOp a, rt::ProgramOp b) {
     return a.getRank() < b.getRank();
   });
-  // Every communicator's members once, by name: ops name theirs ("comm",
-  // a compute op's "ulysses"); the ring order is the same on every op over
-  // one communicator (lower::applyRingOrders).
-  ordered_json communicators = ordered_json::object();
-  auto intern = [&](ordered_json &j, const char *nameKey,
-                    const char *membersKey) -> LogicalResult {
-    if (!j.contains(nameKey) || !j.contains(membersKey))
-      return success();
-    const std::string name = j[nameKey].get<std::string>();
-    if (!communicators.contains(name))
-      communicators[name] = j[membersKey];
-    else if (communicators[name] != j[membersKey])
-      return module.emitError("emit-json: communicator '")
-             << name << "' lists its members in two orders";
-    j.erase(membersKey);
-    return success();
+  // Every communicator's members once, by name (the module's rt.group
+  // ops): ops name theirs ("comm", a compute op's "ulysses").
+  std::string communicators;
+  for (auto group : module.getOps<rt::GroupOp>())
+    communicators +=
+        std::string(communicators.empty() ? "" : ",\n") + "  " +
+        ordered_json(group.getSymName().str()).dump() + ": " +
+        ordered_json(std::vector<int64_t>(group.getRanks().begin(),
+                                          group.getRanks().end()))
+            .dump();
+  // Ranks whose programs are equal (ops and resident bytes) are one entry
+  // with their ranks: the file grows with the distinct programs.
+  struct Entry {
+    std::vector<int64_t> ranks;
+    std::optional<int64_t> resident;
+    const std::string *ops;
   };
+  std::vector<Entry> entries;
+  std::map<std::string, size_t> entryOf;
   for (rt::ProgramOp program : programs) {
-    ordered_json ops = ordered_json::array();
+    std::string ops;
     for (Operation &op : *program.getBody()) {
       ordered_json j = {{"op", op.getName().stripDialect().str()}};
       for (NamedAttribute attr : op.getAttrs()) {
@@ -902,6 +920,8 @@ LogicalResult emitProgramsJson(ModuleOp module, llvm::raw_ostream &os) {
           j[key] = f.getValueAsDouble();
         else if (auto s = dyn_cast<StringAttr>(a))
           j[key] = s.str();
+        else if (auto ref = dyn_cast<FlatSymbolRefAttr>(a))
+          j[key] = ref.getValue().str();
         else if (auto arr = dyn_cast<DenseI64ArrayAttr>(a))
           j[key] = std::vector<int64_t>(arr.asArrayRef().begin(),
                                         arr.asArrayRef().end());
@@ -909,21 +929,37 @@ LogicalResult emitProgramsJson(ModuleOp module, llvm::raw_ostream &os) {
           j[key] = true;
         else if (auto k = dyn_cast<rt::ComputeKindAttr>(a))
           j[key] = rt::stringifyComputeKind(k.getValue()).str();
+        else if (auto k = dyn_cast<rt::CommKindAttr>(a))
+          j[key] = rt::stringifyCommKind(k.getValue()).str();
       }
-      if (failed(intern(j, "comm", "group")) ||
-          failed(intern(j, "ulysses", "ulysses_group")))
-        return failure();
-      ops.push_back(std::move(j));
+      ops += std::string(ops.empty() ? "" : ",\n") + "    " + j.dump();
     }
-    ordered_json p = {{"rank", program.getRank()}};
-    if (std::optional<int64_t> resident = program.getResident())
-      p["resident"] = *resident;
-    p["ops"] = std::move(ops);
-    ranks.push_back(std::move(p));
+    std::optional<int64_t> resident = program.getResident();
+    std::string key =
+        (resident ? std::to_string(*resident) : std::string("-")) + "\n" +
+        ops;
+    auto [it, fresh] = entryOf.try_emplace(std::move(key), entries.size());
+    if (fresh)
+      entries.push_back({{}, resident, nullptr});
+    entries[it->second].ranks.push_back(program.getRank());
+    entries[it->second].ops = &it->first;
   }
-  root["communicators"] = std::move(communicators);
-  root["programs"] = std::move(ranks);
-  os << root.dump(1) << "\n";
+  // One op per line, one communicator per line; the rest as objects.
+  os << "{\n";
+  for (auto &[key, value] : root.items())
+    os << " " << ordered_json(key).dump() << ": " << value.dump() << ",\n";
+  os << " \"communicators\": {\n" << communicators << "\n },\n"
+     << " \"programs\": [\n";
+  for (auto [i, entry] : llvm::enumerate(entries)) {
+    os << "  {\"ranks\": " << ordered_json(entry.ranks).dump();
+    if (entry.resident)
+      os << ", \"resident\": " << *entry.resident;
+    const std::string &ops = *entry.ops;
+    os << ", \"ops\": [\n"
+       << StringRef(ops).drop_front(ops.find('\n') + 1) << "\n  ]}"
+       << (i + 1 < entries.size() ? "," : "") << "\n";
+  }
+  os << " ]\n}\n";
   return success();
 }
 

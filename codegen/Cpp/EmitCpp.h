@@ -70,9 +70,9 @@ mlir::LogicalResult emitLaunchScript(mlir::ModuleOp module,
                                      const LaunchOptions &options);
 
 /// The rt programs as JSON: the model, the batch, every communicator's
-/// members once ("communicators": name -> ranks in ring order) and every
-/// rank's ops, which name their communicators ("comm", "ulysses"). An
-/// error when two ops list one communicator's members in different orders.
+/// members once ("communicators": its rt.group's name -> ranks in ring
+/// order) and every rank's ops, which name their communicators ("comm",
+/// "ulysses").
 mlir::LogicalResult emitProgramsJson(mlir::ModuleOp module,
                                      llvm::raw_ostream &os);
 

@@ -43,9 +43,41 @@ GroupKind groupKindOf(rt::CommKind kind) {
   return GroupKind::Dp;
 }
 
-void writeRtPrograms(OpBuilder &builder, Location loc,
-                     const std::vector<Program> &programs) {
+LogicalResult writeRtPrograms(OpBuilder &builder, Location loc,
+                              const std::vector<Program> &programs) {
   auto i64 = [&](int64_t v) { return builder.getI64IntegerAttr(v); };
+  // Every communicator once, as an rt.group, in the order ops first name
+  // them; the ops refer to it by name.
+  struct Declared {
+    rt::CommKind kind;
+    const Members *members;
+  };
+  std::map<std::string, Declared, std::less<>> groups;
+  auto declare = [&](const std::string &name, rt::CommKind kind,
+                     const Members &members) -> LogicalResult {
+    auto [it, fresh] = groups.try_emplace(name, Declared{kind, &members});
+    if (fresh) {
+      builder.create<rt::GroupOp>(
+          loc, builder.getStringAttr(name),
+          rt::CommKindAttr::get(builder.getContext(), kind),
+          builder.getDenseI64ArrayAttr(members.vec()));
+      return success();
+    }
+    if (it->second.kind != kind || *it->second.members != members)
+      return emitError(loc, "lowering: communicator '")
+             << name << "' is used with two kinds or member lists";
+    return success();
+  };
+  for (const Program &program : programs)
+    for (const prog::Op &op : program.ops) {
+      if (op.kind == prog::OpKind::Compute && !op.ulyssesRanks.empty() &&
+          failed(declare(op.ulysses, rt::CommKind::sp, op.ulyssesRanks)))
+        return failure();
+      if (op.kind == prog::OpKind::Collective &&
+          op.commKind != prog::CommKind::PointToPoint &&
+          failed(declare(op.group, commKindOf(op.groupKind), op.ranks)))
+        return failure();
+    }
   for (auto [rank, program] : llvm::enumerate(programs)) {
     auto programOp = builder.create<rt::ProgramOp>(
         loc, "rank_" + std::to_string(rank), static_cast<int64_t>(rank));
@@ -75,12 +107,10 @@ void writeRtPrograms(OpBuilder &builder, Location loc,
                 : IntegerAttr(),
             op.slices.empty() ? DenseI64ArrayAttr()
                               : builder.getDenseI64ArrayAttr(op.slices),
-            StringAttr(), DenseI64ArrayAttr());
-        if (!op.ulyssesRanks.empty()) {
-          compute.setUlyssesAttr(builder.getStringAttr(op.ulysses));
-          compute.setUlyssesGroupAttr(
-              builder.getDenseI64ArrayAttr(op.ulyssesRanks.vec()));
-        }
+            FlatSymbolRefAttr());
+        if (!op.ulyssesRanks.empty())
+          compute.setUlyssesAttr(
+              FlatSymbolRefAttr::get(builder.getContext(), op.ulysses));
         break;
       }
       case prog::OpKind::Send:
@@ -112,8 +142,7 @@ void writeRtPrograms(OpBuilder &builder, Location loc,
         break;
       }
       case prog::OpKind::Collective: {
-        auto group = builder.getDenseI64ArrayAttr(op.ranks.vec());
-        StringAttr comm = builder.getStringAttr(op.group);
+        auto comm = FlatSymbolRefAttr::get(builder.getContext(), op.group);
       auto kind = rt::CommKindAttr::get(builder.getContext(), commKindOf(op.groupKind));
         IntegerAttr bytes = builder.getI64IntegerAttr(op.bytes);
         UnitAttr async = op.async ? builder.getUnitAttr() : UnitAttr();
@@ -121,19 +150,19 @@ void writeRtPrograms(OpBuilder &builder, Location loc,
         switch (op.commKind) {
         case prog::CommKind::AllToAll:
           created = builder.create<rt::AllToAllOp>(
-              loc, kind, comm, group, bytes, async, IntegerAttr(), IntegerAttr());
+              loc, kind, comm, bytes, async, IntegerAttr(), IntegerAttr());
           break;
         case prog::CommKind::AllReduce:
           created = builder.create<rt::AllReduceOp>(
-              loc, kind, comm, group, bytes, async, IntegerAttr(), IntegerAttr());
+              loc, kind, comm, bytes, async, IntegerAttr(), IntegerAttr());
           break;
         case prog::CommKind::AllGather:
           created = builder.create<rt::AllGatherOp>(
-              loc, kind, comm, group, bytes, async, IntegerAttr(), IntegerAttr());
+              loc, kind, comm, bytes, async, IntegerAttr(), IntegerAttr());
           break;
         case prog::CommKind::ReduceScatter:
           created = builder.create<rt::ReduceScatterOp>(
-              loc, kind, comm, group, bytes, async, IntegerAttr(), IntegerAttr());
+              loc, kind, comm, bytes, async, IntegerAttr(), IntegerAttr());
           break;
         case prog::CommKind::PointToPoint:
           break;
@@ -152,6 +181,7 @@ void writeRtPrograms(OpBuilder &builder, Location loc,
       }
     }
   }
+  return success();
 }
 
 namespace {
@@ -183,12 +213,17 @@ FailureOr<RtPrograms> readRtPrograms(ModuleOp module) {
     }
   }
   RtPrograms result;
-  // Equal member lists are one uniqued attribute: one shared Members each.
-  std::map<std::pair<const int64_t *, size_t>, Members> interned;
-  auto members = [&](ArrayRef<int64_t> list) {
-    auto [it, fresh] = interned.try_emplace({list.data(), list.size()});
-    if (fresh)
-      it->second = Members(std::vector<int64_t>(list.begin(), list.end()));
+  // Each rt.group once: one shared Members per communicator.
+  std::map<std::string, Members, std::less<>> groups;
+  for (auto group : module.getOps<rt::GroupOp>())
+    groups.try_emplace(group.getSymName().str(),
+                       std::vector<int64_t>(group.getRanks().begin(),
+                                            group.getRanks().end()));
+  auto members = [&](Operation *op, StringRef name) -> FailureOr<Members> {
+    auto it = groups.find(name);
+    if (it == groups.end())
+      return op->emitOpError("names communicator @\"")
+             << name << "\", which no rt.group of the module declares";
     return it->second;
   };
   int64_t expected = 0;
@@ -221,9 +256,12 @@ FailureOr<RtPrograms> readRtPrograms(ModuleOp module) {
         if (std::optional<ArrayRef<int64_t>> slices = c.getSlices())
           op.slices.assign(slices->begin(), slices->end());
         op.flops = c.getFlops().value_or(0);
-        if (std::optional<ArrayRef<int64_t>> group = c.getUlyssesGroup()) {
-          op.ulysses = c.getUlysses().value_or("").str();
-          op.ulyssesRanks = members(*group);
+        if (std::optional<StringRef> ulysses = c.getUlysses()) {
+          FailureOr<Members> group = members(c, *ulysses);
+          if (failed(group))
+            return failure();
+          op.ulysses = ulysses->str();
+          op.ulyssesRanks = *group;
         }
         p.ops.push_back(std::move(op));
       } else if (auto s = dyn_cast<rt::SendOp>(op)) {
@@ -238,11 +276,12 @@ FailureOr<RtPrograms> readRtPrograms(ModuleOp module) {
             : isa<rt::AllGatherOp>(op)     ? CommKind::AllGather
             : isa<rt::ReduceScatterOp>(op) ? CommKind::ReduceScatter
                                            : CommKind::AllReduce;
-        ArrayRef<int64_t> group = coll.getGroup();
+        FailureOr<Members> group = members(&op, coll.getComm());
+        if (failed(group))
+          return failure();
         p.ops.push_back(Op::collective(
-            kind, groupKindOf(coll.getKind()), coll.getComm().str(),
-            members(group), coll.getBytes(),
-            op.hasAttr("async")));
+            kind, groupKindOf(coll.getKind()), coll.getComm().str(), *group,
+            coll.getBytes(), op.hasAttr("async")));
         auto begin = op.getAttrOfType<IntegerAttr>("layer_begin");
         auto end = op.getAttrOfType<IntegerAttr>("layer_end");
         if (begin && end)

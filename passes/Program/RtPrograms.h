@@ -26,10 +26,13 @@ namespace plexus::prog {
 rt::CommKind commKindOf(GroupKind kind);
 GroupKind groupKindOf(rt::CommKind kind);
 
-/// Writes one rt.program per entry of `programs` (rank = index) at the
-/// builder's insertion point.
-void writeRtPrograms(mlir::OpBuilder &builder, mlir::Location loc,
-                     const std::vector<Program> &programs);
+/// Writes one rt.group per communicator the programs use (in the order
+/// they first name them), then one rt.program per entry of `programs`
+/// (rank = index), at the builder's insertion point. An error at `loc` when
+/// one communicator name is used with two kinds or member lists.
+mlir::LogicalResult writeRtPrograms(mlir::OpBuilder &builder,
+                                    mlir::Location loc,
+                                    const std::vector<Program> &programs);
 
 /// A module's programs indexed by rank, as plain programs, with the rt op
 /// each plain op was read from.

@@ -438,7 +438,8 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
                        : builder.getDenseI64ArrayAttr(flat));
       (void)batch;
     }
-    prog::writeRtPrograms(builder, loc, lowered.programs);
+    if (failed(prog::writeRtPrograms(builder, loc, lowered.programs)))
+      return signalPassFailure();
   }
 };
 

@@ -12,6 +12,12 @@
 // vocab 1000, bf16; the step's 8 lengths, none cut).
 // CHECK:       rt.model layers 4 hidden 256 heads 4 kv_heads 2 head_dim 64 ffn 1024 mlp "swiglu" vocab 1000 element_bytes 2 seed {{[0-9]+}}
 // CHECK-NEXT:  rt.batch seed {{[0-9]+}} lengths [{{[0-9, ]+}}]{{$}}
+// Every communicator once, ranks in ring order, before the programs; the
+// ops name theirs.
+// CHECK-NEXT:  rt.group @"zero:0-3" zero [0, 1, 2, 3]
+// CHECK-NEXT:  rt.group @"sp:0-1" sp [0, 1]
+// CHECK-NEXT:  rt.group @"sp:2-3" sp [2, 3]
+// CHECK-NOT:   rt.group
 
 // Rank 0 is in group [0, 1] with sequences 2 and 7 (2,048 tokens, 1,024 per
 // rank). ZeRO-3 over all 4 ranks: each layer's gather is issued one layer
@@ -31,11 +37,11 @@
 // Selective checkpointing keeps 10,240 bytes per token and layer:
 // 10,240 x 2,048 / 2 = 10,485,760 per rank (docs/lowering.md).
 // CHECK-LABEL: rt.program @rank_0 rank 0 resident 21720064 {
-// CHECK-NEXT:    rt.all_gather group zero "zero:0-3" [0, 1, 2, 3] bytes 619776 async layers [0, 1)
+// CHECK-NEXT:    rt.all_gather group zero @"zero:0-3" bytes 619776 async layers [0, 1)
 // CHECK-NEXT:    rt.wait pending 0
-// CHECK-NEXT:    rt.all_gather group zero "zero:0-3" [0, 1, 2, 3] bytes 491776 async layers [1, 2)
-// CHECK-NEXT:    rt.all_to_all group sp "sp:0-1" [0, 1] bytes 1572864
-// CHECK-NEXT:    rt.compute fwd layers [0, 1) stage 0 seqs [2, 7] time 5.157{{[0-9]*}}e-06 flops 2550136832.0 mem 10485760 ulysses "sp:0-1" [0, 1]
+// CHECK-NEXT:    rt.all_gather group zero @"zero:0-3" bytes 491776 async layers [1, 2)
+// CHECK-NEXT:    rt.all_to_all group sp @"sp:0-1" bytes 1572864
+// CHECK-NEXT:    rt.compute fwd layers [0, 1) stage 0 seqs [2, 7] time 5.157{{[0-9]*}}e-06 flops 2550136832.0 mem 10485760 ulysses @"sp:0-1"
 // The backward starts at the last layer: recompute (selective: the
 // attention core), backward, all-to-all, then the gradients' reduction on
 // the stream; the next wait leaves that reduction pending. Recompute reruns
@@ -44,19 +50,19 @@
 // norm and the head: (983,552 + 256,256) x 2 = 2,479,616 bytes, layers 1
 // and 2 983,552 x 2 = 1,967,104, layer 0 with the embedding 2,479,104. Its
 // forward gathered (983,552 + 256,256) x 2 / 4 = 619,904 bytes.
-// CHECK:         rt.all_gather group zero "zero:0-3" [0, 1, 2, 3] bytes 619904 async layers [3, 4)
+// CHECK:         rt.all_gather group zero @"zero:0-3" bytes 619904 async layers [3, 4)
 // CHECK:         rt.compute recompute layers [3, 4) stage 0 seqs [2, 7] time {{[0-9.e-]+}} flops 536870912.0 ulysses
 // CHECK-NEXT:    rt.compute bwd layers [3, 4) stage 0 seqs [2, 7] time {{[0-9.e-]+}} flops 5100273664.0 mem -10485760
-// CHECK-NEXT:    rt.all_to_all group sp "sp:0-1" [0, 1] bytes 1572864
-// CHECK-NEXT:    rt.reduce_scatter group zero "zero:0-3" [0, 1, 2, 3] bytes 2479616 async layers [3, 4)
+// CHECK-NEXT:    rt.all_to_all group sp @"sp:0-1" bytes 1572864
+// CHECK-NEXT:    rt.reduce_scatter group zero @"zero:0-3" bytes 2479616 async layers [3, 4)
 // CHECK-NEXT:    rt.wait pending 1
-// CHECK:         rt.reduce_scatter group zero "zero:0-3" [0, 1, 2, 3] bytes 1967104 async layers [2, 3)
-// CHECK:         rt.reduce_scatter group zero "zero:0-3" [0, 1, 2, 3] bytes 1967104 async layers [1, 2)
-// CHECK:         rt.reduce_scatter group zero "zero:0-3" [0, 1, 2, 3] bytes 2479104 async layers [0, 1)
+// CHECK:         rt.reduce_scatter group zero @"zero:0-3" bytes 1967104 async layers [2, 3)
+// CHECK:         rt.reduce_scatter group zero @"zero:0-3" bytes 1967104 async layers [1, 2)
+// CHECK:         rt.reduce_scatter group zero @"zero:0-3" bytes 2479104 async layers [0, 1)
 // Ranks 2 and 3 split 2,304 tokens: 1,152 local tokens per all-to-all,
 // 1,152 x 768 x 2 = 1,769,472 bytes.
 // CHECK-LABEL: rt.program @rank_2 rank 2
-// CHECK:         rt.all_to_all group sp "sp:2-3" [2, 3] bytes 1769472
+// CHECK:         rt.all_to_all group sp @"sp:2-3" bytes 1769472
 // CHECK-LABEL: rt.program @rank_3 rank 3
 // CHECK: rt.compute fwd layers [0, 1) stage 0 seqs [4, 0, 1, 3, 5, 6]
 
@@ -80,7 +86,7 @@
 // The ZeRO-3 gathers take the same grain: one per two layers.
 // COARSE:     rt.compute fwd layers [0, 2) stage 0 seqs [2, 7]
 // COARSE:     rt.compute fwd layers [2, 4) stage 0 seqs [2, 7]
-// COARSE-NEXT: rt.all_gather group zero "zero:0-3" [0, 1, 2, 3] bytes {{[0-9]+}} async layers [2, 4)
+// COARSE-NEXT: rt.all_gather group zero @"zero:0-3" bytes {{[0-9]+}} async layers [2, 4)
 // COARSE-NOT: layers [1, 2)
 // A layer count fixes the grain whatever the budget.
 // RUN: plx-opt %s -plx-lower-to-rt='op-budget=100 layers-per-op=1' | FileCheck %s --check-prefix=FINE

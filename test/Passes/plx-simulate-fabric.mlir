@@ -16,25 +16,26 @@ plx.fabric @rx chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, 
 plan.job @dp_job fabric @rx ranks 5 {
   plan.comm_group @dp ring ranks [0, 1, 2, 3, 4]
 }
+rt.group @"dp" dp [0, 1, 2, 3, 4]
 rt.program @rank_0 rank 0 {
   rt.compute bwd layers [0, 4) stage 0 seqs [0] time 0.01
-  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp @"dp" bytes 1000000000
 }
 rt.program @rank_1 rank 1 {
   rt.compute bwd layers [0, 4) stage 0 seqs [1] time 0.01
-  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp @"dp" bytes 1000000000
 }
 rt.program @rank_2 rank 2 {
   rt.compute bwd layers [0, 4) stage 0 seqs [2] time 0.01
-  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp @"dp" bytes 1000000000
 }
 rt.program @rank_3 rank 3 {
   rt.compute bwd layers [0, 4) stage 0 seqs [3] time 0.01
-  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp @"dp" bytes 1000000000
 }
 rt.program @rank_4 rank 4 {
   rt.compute bwd layers [0, 4) stage 0 seqs [4] time 0.01
-  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp @"dp" bytes 1000000000
 }
 
 // -----
@@ -47,23 +48,24 @@ plx.fabric @ft chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, 
 plan.job @dp_job fabric @ft ranks 5 {
   plan.comm_group @dp ring ranks [0, 1, 2, 3, 4]
 }
+rt.group @"dp" dp [0, 1, 2, 3, 4]
 rt.program @rank_0 rank 0 {
   rt.compute bwd layers [0, 4) stage 0 seqs [0] time 0.01
-  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp @"dp" bytes 1000000000
 }
 rt.program @rank_1 rank 1 {
   rt.compute bwd layers [0, 4) stage 0 seqs [1] time 0.01
-  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp @"dp" bytes 1000000000
 }
 rt.program @rank_2 rank 2 {
   rt.compute bwd layers [0, 4) stage 0 seqs [2] time 0.01
-  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp @"dp" bytes 1000000000
 }
 rt.program @rank_3 rank 3 {
   rt.compute bwd layers [0, 4) stage 0 seqs [3] time 0.01
-  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp @"dp" bytes 1000000000
 }
 rt.program @rank_4 rank 4 {
   rt.compute bwd layers [0, 4) stage 0 seqs [4] time 0.01
-  rt.all_reduce group dp "dp" [0, 1, 2, 3, 4] bytes 1000000000
+  rt.all_reduce group dp @"dp" bytes 1000000000
 }

@@ -47,13 +47,14 @@ rt.program @rank_1 rank 1 {
 // -----
 
 // Members disagree on a collective's size.
+rt.group @"dp" dp [0, 1]
 // expected-error @below {{violates the plan contract}}
 rt.program @rank_0 rank 0 {
-  rt.all_reduce group dp "dp" [0, 1] bytes 1024
+  rt.all_reduce group dp @"dp" bytes 1024
 }
 // expected-note @below {{rank 1 is involved}}
 rt.program @rank_1 rank 1 {
-  rt.all_reduce group dp "dp" [0, 1] bytes 2048
+  rt.all_reduce group dp @"dp" bytes 2048
 }
 
 // -----

@@ -15,7 +15,8 @@
 // CHECK-NEXT: rt.compute recompute layers [4, 8) stage 0 seqs [4] time 0.5 slices [2]
 // CHECK-NEXT: rt.compute bwd layers [4, 8) stage 0 seqs [4] time 2.0 slices [2]
 // CHECK:      rt.compute bwd layers [0, 4) stage 0 seqs [4] time 2.0 slices [0]
-// CHECK-NEXT: rt.all_reduce group dp "dp" [0] bytes 1024
+// CHECK-NEXT: rt.all_reduce group dp @dp bytes 1024
+rt.group @"dp" dp [0]
 rt.program @rank_0 rank 0 {
   rt.compute fwd layers [0, 4) stage 0 seqs [4] time 1.0 slices [0]
   rt.compute fwd layers [4, 8) stage 0 seqs [4] time 1.0 slices [0]
@@ -35,7 +36,7 @@ rt.program @rank_0 rank 0 {
   rt.compute bwd layers [4, 8) stage 0 seqs [4] time 2.0 slices [0]
   rt.compute recompute layers [0, 4) stage 0 seqs [4] time 0.5 slices [0]
   rt.compute bwd layers [0, 4) stage 0 seqs [4] time 2.0 slices [0]
-  rt.all_reduce group dp "dp" [0] bytes 1024
+  rt.all_reduce group dp @"dp" bytes 1024
 }
 
 // -----
@@ -73,9 +74,10 @@ rt.program @rank_1 rank 1 {
 // -----
 
 // Forward out of order, on rank 1.
+rt.group @"dp" dp [0, 1]
 rt.program @rank_0 rank 0 {
   rt.compute fwd layers [0, 8) stage 0 seqs [4] time 1.0 slices [0]
-  rt.all_reduce group dp "dp" [0, 1] bytes 1024
+  rt.all_reduce group dp @"dp" bytes 1024
 }
 rt.program @rank_1 rank 1 {
   rt.compute fwd layers [0, 8) stage 0 seqs [4] time 1.0 slices [0]
@@ -83,7 +85,7 @@ rt.program @rank_1 rank 1 {
   rt.compute fwd layers [0, 8) stage 0 seqs [4] time 1.0 slices [2]
   // expected-error @below {{'rt.compute' op runs the forward of slice 1 of sequence 4 (layers [0, 8)) after slice 2; a sequence's slices go forward in order}}
   rt.compute fwd layers [0, 8) stage 0 seqs [4] time 1.0 slices [1]
-  rt.all_reduce group dp "dp" [0, 1] bytes 1024
+  rt.all_reduce group dp @"dp" bytes 1024
 }
 
 // -----

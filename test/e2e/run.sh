@@ -16,8 +16,8 @@ need() {
 }
 case $variant in
   flexsp)
-    need 'ulysses "sp:[0-9]*-[0-9]*" \[[0-9]*, [0-9]*\]$' "2-rank SP group"
-    need 'ulysses "sp:[0-9]*-[0-9]*" \[[0-9]*, [0-9]*, [0-9]*, [0-9]*\]$' \
+    need 'rt.group @"sp:[0-9]*-[0-9]*" sp \[[0-9]*, [0-9]*\]$' "2-rank SP group"
+    need 'rt.group @"sp:[0-9]*-[0-9]*" sp \[[0-9]*, [0-9]*, [0-9]*, [0-9]*\]$' \
       "4-rank SP group" ;;
   dpp16)
     need 'rt.program @rank_15 ' "program for rank 15"
@@ -32,7 +32,7 @@ case $variant in
     need 'rt.compute recompute' "recomputation" ;;
   pp-dp)
     need 'rt.send .* carries fwd' "activation message between stages"
-    need 'rt.reduce_scatter group dp "dp:' "data-parallel gradient sync" ;;
+    need 'rt.reduce_scatter group dp @"dp:' "data-parallel gradient sync" ;;
   single)
     need 'rt.program @rank_0 ' "program for rank 0"
     if grep -q 'rt.program @rank_1 ' "$mlir"; then

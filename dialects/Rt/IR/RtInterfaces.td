@@ -19,10 +19,9 @@ def Rt_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
   let methods = [
     InterfaceMethod<"What the communicator is for (sp, tp, cp, zero, dp).",
                     "::plexus::rt::CommKind", "getKind">,
-    InterfaceMethod<"The communicator's name, unique per set of ranks.",
+    InterfaceMethod<"The communicator's name: the symbol of its rt.group, "
+                    "which holds its ranks in ring order.",
                     "::llvm::StringRef", "getComm">,
-    InterfaceMethod<"The ranks of the communicator, in ring order.",
-                    "::llvm::ArrayRef<int64_t>", "getGroup">,
     InterfaceMethod<"The bytes of each rank's input buffer.",
                     "int64_t", "getBytes">,
   ];

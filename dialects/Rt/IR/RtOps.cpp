@@ -157,35 +157,39 @@ static std::string rankList(ArrayRef<int64_t> ranks) {
   return text + "]";
 }
 
-/// The rules every collective shares. `evenBlocks`: the op cuts each buffer
-/// into one block per rank, so the size must divide evenly.
+/// The rules every collective shares, on the members of its rt.group.
+/// `evenBlocks`: the op cuts each buffer into one block per rank, so the
+/// size must divide evenly.
 static LogicalResult verifyCollective(Operation *op, StringRef comm,
                                       ArrayRef<int64_t> group, int64_t bytes,
                                       bool evenBlocks) {
-  if (comm.empty())
-    return op->emitOpError("communicator name must not be empty");
-  if (group.empty())
-    return op->emitOpError("communicator group is empty");
-  for (int64_t rank : group)
-    if (rank < 0)
-      return op->emitOpError("group rank must be non-negative, got ") << rank;
-  SmallVector<int64_t> sorted(group);
-  llvm::sort(sorted);
-  auto repeat = std::adjacent_find(sorted.begin(), sorted.end());
-  if (repeat != sorted.end())
-    return op->emitOpError("rank ") << *repeat << " appears twice in the group";
   if (std::optional<int64_t> own = programRank(op))
     if (!llvm::is_contained(group, *own))
-      return op->emitOpError("group ")
-             << rankList(group) << " does not include the program's rank "
-             << *own;
-  if (failed(verifyBytes(op, bytes)))
-    return failure();
+      return op->emitOpError("group @\"")
+             << comm << "\" " << rankList(group)
+             << " does not include the program's rank " << *own;
   if (evenBlocks && bytes % static_cast<int64_t>(group.size()) != 0)
     return op->emitOpError("bytes (")
            << bytes << ") must be a multiple of the group size ("
            << group.size() << ")";
   return success();
+}
+
+/// The rt.group `comm` names, of kind `kind`; an error on `op` when there
+/// is none or it is of another kind.
+static FailureOr<GroupOp> lookupGroup(Operation *op,
+                                      SymbolTableCollection &symbols,
+                                      FlatSymbolRefAttr comm, CommKind kind) {
+  auto group = symbols.lookupNearestSymbolFrom<GroupOp>(op, comm);
+  if (!group)
+    return op->emitOpError("names communicator ")
+           << comm << ", which no rt.group of the module declares";
+  if (group.getKind() != kind)
+    return op->emitOpError("uses communicator ")
+           << comm << " as " << stringifyCommKind(kind)
+           << ", but its rt.group is of kind "
+           << stringifyCommKind(group.getKind());
+  return group;
 }
 
 /// The rules rt.send and rt.recv share. `selfMessage` says why the peer may
@@ -269,16 +273,43 @@ LogicalResult ComputeOp::verify() {
       if (slice < 0)
         return emitOpError("slice index must be non-negative, got ") << slice;
   }
-  if (std::optional<ArrayRef<int64_t>> group = getUlyssesGroup()) {
-    if (!getUlysses())
-      return emitOpError("has a Ulysses group but no communicator name");
-    if (group->size() < 2)
-      return emitOpError("Ulysses group ")
-             << rankList(*group) << " needs at least two ranks";
-    if (failed(verifyCollective(*this, *getUlysses(), *group, 0,
-                                /*evenBlocks=*/false)))
-      return failure();
-  }
+  return success();
+}
+
+LogicalResult ComputeOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  FlatSymbolRefAttr ulysses = getUlyssesAttr();
+  if (!ulysses)
+    return success();
+  FailureOr<GroupOp> group =
+      lookupGroup(*this, symbols, ulysses, CommKind::sp);
+  if (failed(group))
+    return failure();
+  ArrayRef<int64_t> ranks = group->getRanks();
+  if (ranks.size() < 2)
+    return emitOpError("Ulysses group ")
+           << ulysses << " " << rankList(ranks) << " needs at least two ranks";
+  return verifyCollective(*this, ulysses.getValue(), ranks, 0,
+                          /*evenBlocks=*/false);
+}
+
+//===----------------------------------------------------------------------===//
+// rt.group
+//===----------------------------------------------------------------------===//
+
+LogicalResult GroupOp::verify() {
+  if (getSymName().empty())
+    return emitOpError("communicator name must not be empty");
+  ArrayRef<int64_t> ranks = getRanks();
+  if (ranks.empty())
+    return emitOpError("communicator group is empty");
+  for (int64_t rank : ranks)
+    if (rank < 0)
+      return emitOpError("group rank must be non-negative, got ") << rank;
+  SmallVector<int64_t> sorted(ranks);
+  llvm::sort(sorted);
+  auto repeat = std::adjacent_find(sorted.begin(), sorted.end());
+  if (repeat != sorted.end())
+    return emitOpError("rank ") << *repeat << " appears twice in the group";
   return success();
 }
 
@@ -309,35 +340,67 @@ static LogicalResult verifyCarriedLayers(Operation *op,
 }
 
 LogicalResult AllToAllOp::verify() {
-  if (failed(verifyCollective(*this, getComm(), getGroup(), getBytes(),
-                              /*evenBlocks=*/true)))
+  if (failed(verifyBytes(*this, getBytes())))
     return failure();
   return verifyCarriedLayers(*this, getLayerBegin(), getLayerEnd(),
                              /*allowed=*/false);
 }
 
+LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  FailureOr<GroupOp> group =
+      lookupGroup(*this, symbols, getCommAttr(), getKind());
+  if (failed(group))
+    return failure();
+  return verifyCollective(*this, getComm(), group->getRanks(), getBytes(),
+                          /*evenBlocks=*/true);
+}
+
 LogicalResult AllReduceOp::verify() {
-  if (failed(verifyCollective(*this, getComm(), getGroup(), getBytes(),
-                              /*evenBlocks=*/false)))
+  if (failed(verifyBytes(*this, getBytes())))
     return failure();
   return verifyCarriedLayers(*this, getLayerBegin(), getLayerEnd(),
                              /*allowed=*/true);
+}
+
+LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  FailureOr<GroupOp> group =
+      lookupGroup(*this, symbols, getCommAttr(), getKind());
+  if (failed(group))
+    return failure();
+  return verifyCollective(*this, getComm(), group->getRanks(), getBytes(),
+                          /*evenBlocks=*/false);
 }
 
 LogicalResult AllGatherOp::verify() {
-  if (failed(verifyCollective(*this, getComm(), getGroup(), getBytes(),
-                              /*evenBlocks=*/false)))
+  if (failed(verifyBytes(*this, getBytes())))
     return failure();
   return verifyCarriedLayers(*this, getLayerBegin(), getLayerEnd(),
                              /*allowed=*/true);
 }
 
+LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  FailureOr<GroupOp> group =
+      lookupGroup(*this, symbols, getCommAttr(), getKind());
+  if (failed(group))
+    return failure();
+  return verifyCollective(*this, getComm(), group->getRanks(), getBytes(),
+                          /*evenBlocks=*/false);
+}
+
 LogicalResult ReduceScatterOp::verify() {
-  if (failed(verifyCollective(*this, getComm(), getGroup(), getBytes(),
-                              /*evenBlocks=*/true)))
+  if (failed(verifyBytes(*this, getBytes())))
     return failure();
   return verifyCarriedLayers(*this, getLayerBegin(), getLayerEnd(),
                              /*allowed=*/true);
+}
+
+LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  FailureOr<GroupOp> group =
+      lookupGroup(*this, symbols, getCommAttr(), getKind());
+  if (failed(group))
+    return failure();
+  return verifyCollective(*this, getComm(), group->getRanks(), getBytes(),
+                          /*evenBlocks=*/true);
 }
 
 //===----------------------------------------------------------------------===//

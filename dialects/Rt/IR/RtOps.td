@@ -112,10 +112,37 @@ def Rt_BatchOp : Rt_Op<"batch", [HasParent<"::mlir::ModuleOp">]> {
 }
 
 //===----------------------------------------------------------------------===//
+// rt.group: a communicator, its members named once
+//===----------------------------------------------------------------------===//
+
+def Rt_GroupOp : Rt_Op<"group", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "A communicator: its kind and its ranks in ring order";
+  let description = [{
+    Declares a communicator once for the whole module: its symbol is its
+    name (an id, conventionally `"<kind>:<first>-<last>"`; nothing reads
+    meaning into it), `kind` what it is for (`sp`, `tp`, `cp`, `zero` or
+    `dp`, see `#rt<comm_kind>`) and `ranks` its members in ring order:
+    non-empty, non-negative and distinct. Collectives and Ulysses compute
+    ops name it (`@"zero:0-7"`) instead of listing its members, so the
+    module's size grows with the ops and the distinct groups, not with ops
+    times group sizes.
+
+    ```mlir
+    rt.group @"zero:0-7" zero [0, 1, 2, 3, 4, 5, 6, 7]
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Rt_CommKindAttr:$kind,
+                       DenseI64ArrayAttr:$ranks);
+  let assemblyFormat = "$sym_name custom<CommKind>($kind) $ranks attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // rt.compute
 //===----------------------------------------------------------------------===//
 
-def Rt_ComputeOp : Rt_Op<"compute", [HasParent<"ProgramOp">]> {
+def Rt_ComputeOp : Rt_Op<"compute", [HasParent<"ProgramOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "A forward, backward or recompute pass over a layer range";
   let description = [{
     An `rt.compute` runs one pass (`kind`: `fwd`, `bwd` or `recompute`) of
@@ -135,9 +162,9 @@ def Rt_ComputeOp : Rt_Op<"compute", [HasParent<"ProgramOp">]> {
       consecutive slices (chunks). `plx-verify-rt` checks that a rank runs
       a sequence's slices forward in increasing order and backward (and
       recompute) in decreasing order.
-    - `ulysses "name" [ranks]`: the op's attention runs under Ulysses
-      sequence parallelism over this communicator (ranks in ring order,
-      including the program's rank, at least two): the rank holds its
+    - `ulysses @name`: the op's attention runs under Ulysses sequence
+      parallelism over this communicator (an `rt.group` of kind `sp`
+      whose ranks include the program's, at least two): the rank holds its
       part of every slice's tokens, and the op's two all-to-alls per layer
       (tokens to heads before the attention core, heads to tokens after)
       run inside it. The `rt.all_to_all` ops of the same group next to the
@@ -146,7 +173,7 @@ def Rt_ComputeOp : Rt_Op<"compute", [HasParent<"ProgramOp">]> {
     ```mlir
     rt.compute fwd layers [0, 16) stage 0 seqs [0, 1] time 0.004
     rt.compute bwd layers [0, 16) stage 0 seqs [2] time 0.008 flops 2.4e12 mem -1048576 slices [1]
-    rt.compute fwd layers [0, 1) stage 0 seqs [6] time 0.0003 slices [0] ulysses "sp:0-1" [0, 1]
+    rt.compute fwd layers [0, 1) stage 0 seqs [6] time 0.0003 slices [0] ulysses @"sp:0-1"
     ```
   }];
   let arguments = (ins Rt_ComputeKindAttr:$kind, Rt_Int64Attr:$layer_begin,
@@ -155,13 +182,12 @@ def Rt_ComputeOp : Rt_Op<"compute", [HasParent<"ProgramOp">]> {
                        OptionalAttr<Rt_F64Attr>:$flops,
                        OptionalAttr<Rt_Int64Attr>:$mem,
                        OptionalAttr<DenseI64ArrayAttr>:$slices,
-                       OptionalAttr<StrAttr>:$ulysses,
-                       OptionalAttr<DenseI64ArrayAttr>:$ulysses_group);
+                       OptionalAttr<FlatSymbolRefAttr>:$ulysses);
   let assemblyFormat = [{
     custom<ComputeKind>($kind)
     `layers` ` ` `[` $layer_begin `,` $layer_end `)` `stage` $stage
     `seqs` $seqs `time` custom<TimeAndExtras>($time, $flops, $mem, $slices)
-    (`ulysses` $ulysses^ $ulysses_group)?
+    (`ulysses` $ulysses^)?
     attr-dict
   }];
   let hasVerifier = 1;
@@ -172,15 +198,14 @@ def Rt_ComputeOp : Rt_Op<"compute", [HasParent<"ProgramOp">]> {
 //===----------------------------------------------------------------------===//
 
 class Rt_CollectiveOp<string mnemonic, string opSummary, string bytesMeaning>
-    : Rt_Op<mnemonic, [HasParent<"ProgramOp">, Rt_CollectiveOpInterface]> {
+    : Rt_Op<mnemonic, [HasParent<"ProgramOp">, Rt_CollectiveOpInterface,
+                       DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = opSummary;
   let description = !strconcat([{
     The communicator's kind (`sp`, `tp`, `cp`, `zero` or `dp`, see
-    `#rt<comm_kind>`) says what it is for; it is named by a string (`comm`,
-    an id: every rank of the group names it the same way, nothing reads
-    meaning into it) followed by its ranks in ring order (`group`).
-    The group is non-empty, its ranks are non-negative and distinct, and it
-    includes the rank of the enclosing program. `bytes` (non-negative) is
+    `#rt<comm_kind>`) says what it is for; `comm` names the module's
+    `rt.group` of that kind that holds its ranks in ring order, which
+    include the rank of the enclosing program. `bytes` (non-negative) is
     the size of each rank's input buffer:}], bytesMeaning, [{
 
     With `async` the collective runs on the rank's communication stream:
@@ -202,17 +227,16 @@ class Rt_CollectiveOp<string mnemonic, string opSummary, string bytesMeaning>
     updated parameters (ZeRO-1 and 2).
 
     ```mlir
-    rt.}], mnemonic, [{ group sp "sp:4-7" [4, 5, 6, 7] bytes 1048576
-    rt.}], mnemonic, [{ group zero "zero:0-7" [0, 1, 2, 3, 4, 5, 6, 7] bytes 4096 async layers [0, 2)
+    rt.}], mnemonic, [{ group sp @"sp:4-7" bytes 1048576
+    rt.}], mnemonic, [{ group zero @"zero:0-7" bytes 4096 async layers [0, 2)
     ```
   }]);
-  let arguments = (ins Rt_CommKindAttr:$kind, StrAttr:$comm,
-                       DenseI64ArrayAttr:$group,
+  let arguments = (ins Rt_CommKindAttr:$kind, FlatSymbolRefAttr:$comm,
                        Rt_Int64Attr:$bytes, UnitAttr:$async,
                        OptionalAttr<Rt_Int64Attr>:$layer_begin,
                        OptionalAttr<Rt_Int64Attr>:$layer_end);
   let assemblyFormat = [{
-    `group` custom<CommKind>($kind) $comm $group `bytes` $bytes (`async` $async^)?
+    `group` custom<CommKind>($kind) $comm `bytes` $bytes (`async` $async^)?
     (`layers` ` ` `[` $layer_begin^ `,` $layer_end `)`)? attr-dict
   }];
   let hasVerifier = 1;

@@ -96,74 +96,130 @@ rt.program @rank_0 rank 0 {
 // -----
 
 // expected-error @+1 {{'rt.all_reduce' op expects parent op 'rt.program'}}
-rt.all_reduce group dp "dp" [0, 1] bytes 64
+rt.all_reduce group dp @"dp" bytes 64
 
 // -----
 
-rt.program @rank_0 rank 0 {
-  // expected-error @+1 {{'rt.all_reduce' op communicator name must not be empty}}
-  rt.all_reduce group dp "" [0, 1] bytes 64
-}
+// expected-error @+1 {{'rt.group' op communicator name must not be empty}}
+rt.group @"" dp [0, 1]
 
 // -----
 
-rt.program @rank_0 rank 0 {
-  // expected-error @+1 {{'rt.all_gather' op communicator group is empty}}
-  rt.all_gather group dp "dp" [] bytes 64
-}
+// expected-error @+1 {{'rt.group' op communicator group is empty}}
+rt.group @"dp" dp []
 
 // -----
 
-rt.program @rank_0 rank 0 {
-  // expected-error @+1 {{'rt.all_to_all' op group rank must be non-negative, got -2}}
-  rt.all_to_all group sp "sp" [0, -2] bytes 64
-}
+// expected-error @+1 {{'rt.group' op group rank must be non-negative, got -2}}
+rt.group @"sp" sp [0, -2]
 
 // -----
 
-rt.program @rank_0 rank 0 {
-  // expected-error @+1 {{'rt.reduce_scatter' op rank 2 appears twice in the group}}
-  rt.reduce_scatter group dp "dp" [0, 2, 1, 2] bytes 64
-}
+// expected-error @+1 {{'rt.group' op rank 2 appears twice in the group}}
+rt.group @"dp" dp [0, 2, 1, 2]
 
 // -----
 
+rt.group @"sp" sp [0, 1, 2]
 rt.program @rank_3 rank 3 {
-  // expected-error @+1 {{'rt.all_to_all' op group [0, 1, 2] does not include the program's rank 3}}
-  rt.all_to_all group sp "sp" [0, 1, 2] bytes 96
+  // expected-error @+1 {{'rt.all_to_all' op group @"sp" [0, 1, 2] does not include the program's rank 3}}
+  rt.all_to_all group sp @"sp" bytes 96
 }
 
 // -----
 
+rt.group @"dp" dp [0, 1]
 rt.program @rank_0 rank 0 {
   // expected-error @+1 {{'rt.all_gather' op bytes must be non-negative, got -64}}
-  rt.all_gather group dp "dp" [0, 1] bytes -64
+  rt.all_gather group dp @"dp" bytes -64
 }
 
 // -----
 
+rt.group @"sp" sp [0, 1, 2]
 rt.program @rank_0 rank 0 {
   // expected-error @+1 {{'rt.all_to_all' op bytes (1000) must be a multiple of the group size (3)}}
-  rt.all_to_all group sp "sp" [0, 1, 2] bytes 1000
+  rt.all_to_all group sp @"sp" bytes 1000
 }
 
 // -----
 
+rt.group @"dp" dp [0, 1, 2, 3]
 rt.program @rank_0 rank 0 {
   // expected-error @+1 {{'rt.reduce_scatter' op bytes (10) must be a multiple of the group size (4)}}
-  rt.reduce_scatter group dp "dp" [0, 1, 2, 3] bytes 10
+  rt.reduce_scatter group dp @"dp" bytes 10
 }
 
 // -----
 
 // All-reduce and all-gather keep whole buffers: any size is fine, so only
 // the op that cuts the buffer complains.
+rt.group @"dp" dp [0, 1, 2]
 rt.program @rank_0 rank 0 {
-  rt.all_reduce group dp "dp" [0, 1, 2] bytes 10
-  rt.all_gather group dp "dp" [0, 1, 2] bytes 10
+  rt.all_reduce group dp @"dp" bytes 10
+  rt.all_gather group dp @"dp" bytes 10
   // expected-error @+1 {{'rt.all_to_all' op bytes (10) must be a multiple of the group size (3)}}
-  rt.all_to_all group dp "dp" [0, 1, 2] bytes 10
+  rt.all_to_all group dp @"dp" bytes 10
 }
+
+// -----
+
+// A collective names an rt.group of the module; the group holds its ranks.
+rt.group @"dp:0-1" dp [0, 1]
+rt.program @rank_0 rank 0 {
+  // expected-error @+1 {{'rt.all_reduce' op names communicator @"zero:0-1", which no rt.group of the module declares}}
+  rt.all_reduce group zero @"zero:0-1" bytes 64
+}
+
+// -----
+
+// The op's kind is the group's.
+rt.group @"dp:0-1" dp [0, 1]
+rt.program @rank_0 rank 0 {
+  // expected-error @+1 {{'rt.reduce_scatter' op uses communicator @"dp:0-1" as zero, but its rt.group is of kind dp}}
+  rt.reduce_scatter group zero @"dp:0-1" bytes 64
+}
+
+// -----
+
+// A Ulysses compute op names an sp group of at least two ranks, its own
+// among them.
+rt.group @"zero:0-1" zero [0, 1]
+rt.program @rank_1 rank 1 {
+  // expected-error @+1 {{'rt.compute' op uses communicator @"zero:0-1" as sp, but its rt.group is of kind zero}}
+  rt.compute fwd layers [0, 1) stage 0 seqs [0] time 0.1 ulysses @"zero:0-1"
+}
+
+// -----
+
+rt.group @"sp:0-1" sp [0, 1]
+rt.program @rank_2 rank 2 {
+  // expected-error @+1 {{'rt.compute' op group @"sp:0-1" [0, 1] does not include the program's rank 2}}
+  rt.compute fwd layers [0, 1) stage 0 seqs [0] time 0.1 ulysses @"sp:0-1"
+}
+
+// -----
+
+rt.group @"sp:1" sp [1]
+rt.program @rank_1 rank 1 {
+  // expected-error @+1 {{'rt.compute' op Ulysses group @"sp:1" [1] needs at least two ranks}}
+  rt.compute fwd layers [0, 1) stage 0 seqs [0] time 0.1 ulysses @"sp:1"
+}
+
+// -----
+
+// rt.group is module-level, and a name is declared once.
+rt.program @rank_0 rank 0 {
+  // expected-error @+1 {{'rt.group' op expects parent op 'builtin.module'}}
+  rt.group @"dp:0-1" dp [0, 1]
+}
+
+// -----
+
+// expected-note @+1 {{see existing symbol definition here}}
+rt.group @"dp:0-1" dp [0, 1]
+// expected-error @+1 {{redefinition of symbol named 'dp:0-1'}}
+rt.group @"dp:0-1" dp [0, 1, 2]
 
 //===----------------------------------------------------------------------===//
 // rt.send / rt.recv
@@ -250,11 +306,12 @@ rt.program @rank_0 rank 0 {
 
 // -----
 
+rt.group @"ring:0-1" dp [0, 1]
 rt.program @rank_0 rank 0 {
   // A communicator's kind is one of sp, tp, cp, zero and dp; a name is not
   // read for it.
   // expected-error @+1 {{expected sp, tp, cp, zero or dp as the communicator's kind, got 'ring'}}
-  rt.all_reduce group ring "ring:0-1" [0, 1] bytes 64
+  rt.all_reduce group ring @"ring:0-1" bytes 64
 }
 
 // -----

@@ -33,8 +33,8 @@ std::vector<Program> everyKindOfOp() {
     fwd.seqs = {3, 5};
     fwd.slices = {0, 1};
     fwd.flops = 1.5e12;
-    fwd.ulysses = "sp:0-1";
-    fwd.ulyssesRanks = {0, 1};
+    fwd.ulysses = "sp:0-1"; // the all-to-all's group, in its ring order
+    fwd.ulyssesRanks = {1, 0};
     p.ops.push_back(fwd);
     Op rec = Op::compute("rec", ComputeKind::Recompute, 0.125);
     rec.seqs = {3};
@@ -111,7 +111,7 @@ TEST(RtPrograms, EveryFieldSurvivesARoundTrip) {
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
   builder.setInsertionPointToEnd(module->getBody());
   const std::vector<Program> written = everyKindOfOp();
-  writeRtPrograms(builder, loc, written);
+  ASSERT_TRUE(mlir::succeeded(writeRtPrograms(builder, loc, written)));
   ASSERT_TRUE(mlir::succeeded(mlir::verify(*module)));
 
   mlir::FailureOr<RtPrograms> read = readRtPrograms(*module);
@@ -142,6 +142,60 @@ TEST(RtPrograms, EveryFieldSurvivesARoundTrip) {
   EXPECT_EQ(seen.size(), 2u * 5u);
 }
 
+// Each communicator is one rt.group, declared before the programs in the
+// order ops first name it; the ops name it and list no members: the two
+// programs of everyKindOfOp use five communicators ("sp:0-1" by the
+// Ulysses forward and the all-to-all alike).
+TEST(RtPrograms, EachCommunicatorIsOneGroup) {
+  mlir::MLIRContext context;
+  context.loadDialect<rt::RtDialect>();
+  mlir::OpBuilder builder(&context);
+  mlir::Location loc = builder.getUnknownLoc();
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+  ASSERT_TRUE(
+      mlir::succeeded(writeRtPrograms(builder, loc, everyKindOfOp())));
+  std::vector<std::string> names;
+  for (auto group : module->getOps<rt::GroupOp>()) {
+    names.push_back(group.getSymName().str());
+    EXPECT_EQ(group.getRanks(), llvm::ArrayRef<int64_t>({1, 0}));
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"sp:0-1", "tp:0-1", "cp:0-1",
+                                             "zero:0-1", "dp:0-1"}));
+  // Every group comes before the first program.
+  mlir::Operation *first = &module->getBody()->front();
+  EXPECT_TRUE(mlir::isa<rt::GroupOp>(first));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  EXPECT_NE(text.find("group sp @\"sp:0-1\" bytes 16"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("[1, 0] bytes"), std::string::npos) << text;
+}
+
+// One name with two member lists is a lowering bug: an error, not two
+// groups or a silent pick.
+TEST(RtPrograms, OneNameWithTwoMemberListsIsAnError) {
+  mlir::MLIRContext context;
+  context.loadDialect<rt::RtDialect>();
+  mlir::OpBuilder builder(&context);
+  mlir::Location loc = builder.getUnknownLoc();
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+  std::vector<Program> programs = everyKindOfOp();
+  programs[1].ops.front().ulyssesRanks = {0, 1};
+  std::string error;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    error = d.str();
+    return mlir::success();
+  });
+  EXPECT_TRUE(mlir::failed(writeRtPrograms(builder, loc, programs)));
+  EXPECT_NE(error.find("communicator 'sp:0-1' is used with two kinds or "
+                       "member lists"),
+            std::string::npos)
+      << error;
+}
+
 TEST(RtPrograms, GroupKindsMapOneToOne) {
   for (GroupKind k : {GroupKind::Sp, GroupKind::Tp, GroupKind::Cp,
                       GroupKind::Zero, GroupKind::Dp}) {
@@ -158,7 +212,7 @@ TEST(RtPrograms, ARankWithoutAProgramIsAnError) {
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
   builder.setInsertionPointToEnd(module->getBody());
   std::vector<Program> programs(2);
-  writeRtPrograms(builder, loc, programs);
+  ASSERT_TRUE(mlir::succeeded(writeRtPrograms(builder, loc, programs)));
   // Renumber rank 0 as rank 2: ranks 1 and 2, rank 0 missing.
   (*module->getOps<rt::ProgramOp>().begin())
       .setRankAttr(builder.getI64IntegerAttr(2));
