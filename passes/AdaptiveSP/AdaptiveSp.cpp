@@ -522,6 +522,9 @@ Result<Candidate> bestPolished(const cost::ProfiledModel &model,
                                const AdaptiveSpOptions &options) {
   using R = Result<Candidate>;
   std::vector<SearchPlan> polished(candidates.size());
+  if (options.progress)
+    options.progress("FlexSP: polishing " + std::to_string(candidates.size()) +
+                     " candidate plans on the real lengths");
   parallelFor(candidates.size(), options.threads, [&](size_t i) {
     polished[i] = toSearchPlan(candidates[i].microBatches);
     if (options.polish)
@@ -562,6 +565,10 @@ Result<Candidate> bestPolished(const cost::ProfiledModel &model,
       (10 + static_cast<int64_t>(polished[best].size()));
   if (options.polish && rounds > 0) {
     constexpr size_t kIteratedChains = 2;
+    if (options.progress)
+      options.progress("FlexSP: iterated local search, " +
+                       std::to_string(kIteratedChains) + " chains of " +
+                       std::to_string(rounds) + " rounds");
     std::vector<SearchPlan> chains(kIteratedChains);
     parallelFor(kIteratedChains, options.threads, [&](size_t c) {
       chains[c] = iteratedPolish(table, polished[best], rounds,
@@ -741,7 +748,16 @@ Result<AdaptiveSpPlan> planAdaptiveSp(const cost::ProfiledModel &model,
         tasks.push_back({pi, m});
     // Phase 1: buckets, greedy plans and bounds for every micro-batch.
     std::vector<Result<PreparedMicroBatch>> prepared(tasks.size());
+    std::atomic<size_t> done{0};
+    auto tell = [&](const char *what) {
+      if (options.progress)
+        options.progress(std::string(what) + " " + std::to_string(++done) +
+                         " of " + std::to_string(tasks.size()) + " (" +
+                         std::to_string(parts.size()) +
+                         " partitions of the batch)");
+    };
     parallelFor(tasks.size(), options.threads, [&](size_t i) {
+      tell("FlexSP: greedy plan and bound of micro-batch");
       const auto &[pi, m] = tasks[i];
       prepared[i] =
           prepareMicroBatch(model, bw, lengths, parts[pi].microBatches[m], gpus,
@@ -772,7 +788,10 @@ Result<AdaptiveSpPlan> planAdaptiveSp(const cost::ProfiledModel &model,
 
     // Phase 2: the MILP for every micro-batch of the partitions in play.
     std::vector<Result<SpMicroBatchPlan>> solved(tasks.size());
+    done = 0;
     parallelFor(tasks.size(), options.threads, [&](size_t i) {
+      if (!pruned[tasks[i].first])
+        tell("FlexSP: MILP of micro-batch");
       if (!prepared[i]) {
         solved[i] = Result<SpMicroBatchPlan>::fail(prepared[i].error);
         return;

@@ -73,6 +73,7 @@
 #include "passes/Cost/ProfiledCostModel.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,6 +115,9 @@ struct AdaptiveSpOptions {
   /// docs/flexsp.md for what it buys and costs.
   int64_t iteratedWork = 3000;
   int64_t threads = 0; // 0: one per hardware thread
+  /// Told what the planner does now and how far it is ("micro-batch 12 of
+  /// 40"); may be called from worker threads, one at a time or at once.
+  std::function<void(const std::string &)> progress;
 };
 
 /// One SP group of a micro-batch.

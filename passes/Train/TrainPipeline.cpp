@@ -1,5 +1,6 @@
 //===- TrainPipeline.cpp - Plan, lower and simulate each train job --------===//
 #include "passes/Train/TrainPipeline.h"
+#include "passes/Train/ProgressMeter.h"
 
 #include "passes/Lower/StepLowering.h"
 #include "passes/Report/ReportAttr.h"
@@ -217,8 +218,10 @@ baselines::NamedPlan planJobDynamicPp(const baselines::TrainSetup &setup,
 
 baselines::NamedPlan planFlexSpBaseline(const baselines::TrainSetup &setup,
                                         const std::vector<int64_t> &lengths,
-                                        const prog::CommTimeFn &comm) {
+                                        const prog::CommTimeFn &comm,
+                                        const StageFn &stage) {
   adaptivesp::AdaptiveSpOptions options;
+  options.progress = stage;
   double solver = 0;
   baselines::NamedPlan flexsp =
       planFlexSp(setup, lengths, comm, options, solver);
@@ -237,12 +240,19 @@ baselines::NamedPlan planFlexSpBaseline(const baselines::TrainSetup &setup,
 std::vector<baselines::NamedPlan>
 dynamicPpBaselines(const baselines::TrainSetup &setup,
                    const std::vector<int64_t> &lengths, plx::TrainOp train,
-                   const prog::CommTimeFn &comm) {
+                   const prog::CommTimeFn &comm, const StageFn &stage) {
+  auto tell = [&](const std::string &what) {
+    if (stage)
+      stage(what);
+  };
   std::vector<baselines::NamedPlan> out;
-  out.push_back(planFlexSpBaseline(setup, lengths, comm));
+  tell("FlexSP (1 of 3)");
+  out.push_back(planFlexSpBaseline(setup, lengths, comm, stage));
+  tell("packed 1F1B (2 of 3)");
   out.push_back(
       planDppVariant(setup, lengths, train, comm, dpp::ChunkingMode::Packed,
                      ckpt::CheckpointStrategy::Uniform, "packed-1f1b"));
+  tell("Seq1F1B (3 of 3)");
   out.push_back(planDppVariant(setup, lengths, train, comm,
                                dpp::ChunkingMode::EvenTokens,
                                ckpt::CheckpointStrategy::Uniform, "seq1f1b"));
@@ -253,7 +263,12 @@ baselines::NamedPlan
 planJobStrategy(const baselines::TrainSetup &setup,
                 const std::vector<int64_t> &lengths, plx::TrainOp train,
                 const prog::CommTimeFn &comm, bool allowFlexSp,
-                std::vector<baselines::NamedPlan> *finalists) {
+                std::vector<baselines::NamedPlan> *finalists,
+                const StageFn &stage) {
+  auto tell = [&](const std::string &what) {
+    if (stage)
+      stage(what);
+  };
   const plx::TrainStrategyAttr strategy = train.getStrategy();
   const step::GroupLayout base = strategyLayout(train);
   const bool adaptiveSp = strategy.getSp() != plx::SpMode::static_;
@@ -268,15 +283,16 @@ planJobStrategy(const baselines::TrainSetup &setup,
     if (planned.ok()) {
       // The static layouts the strategy generalises are finalists too.
       if (finalists) {
-        baselines::NamedPlan searched = planJobStrategy(
-            setup, lengths, train, comm, /*allowFlexSp=*/false, finalists);
+        baselines::NamedPlan searched =
+            planJobStrategy(setup, lengths, train, comm,
+                            /*allowFlexSp=*/false, finalists, stage);
         if (searched.ok())
           finalists->insert(finalists->begin(), std::move(searched));
       }
       return planned;
     }
     baselines::NamedPlan fallback = planJobStrategy(
-        setup, lengths, train, comm, /*allowFlexSp=*/false, finalists);
+        setup, lengths, train, comm, /*allowFlexSp=*/false, finalists, stage);
     if (!fallback.ok())
       fallback.error =
           planned.name + ": " + planned.error + "; " + fallback.error;
@@ -287,14 +303,19 @@ planJobStrategy(const baselines::TrainSetup &setup,
   };
   // pp = dynamic without tensor or context parallelism: DPP.
   if (allowFlexSp && dynamicPp && base.tp == 1 && base.cp == 1 &&
-      setup.microBatchSeqs == 0)
+      setup.microBatchSeqs == 0) {
+    tell("the dynamic pipelines (DPP: chunking, pipeline groups, "
+         "checkpointing)");
     return orSearch(planJobDynamicPp(setup, lengths, train, comm));
+  }
   // sp = adaptive on its own: FlexSP's planner.
   if (allowFlexSp && strategy.getSp() == plx::SpMode::adaptive && !dynamicPp &&
       !adaptiveCkpt && base.tp == 1 && base.cp == 1 && base.pp == 1 &&
       setup.microBatchSeqs == 0) {
     adaptivesp::AdaptiveSpOptions options;
+    options.progress = stage;
     double solver = 0;
+    tell("FlexSP's SP groups");
     return orSearch(planFlexSp(setup, lengths, comm, options, solver));
   }
 
@@ -322,9 +343,17 @@ planJobStrategy(const baselines::TrainSetup &setup,
 
   baselines::NamedPlan firstError;
   std::vector<baselines::NamedPlan> feasible;
+  const size_t layouts = modes.size() * depths.size() * degrees.size();
+  size_t tried = 0;
   for (cost::Checkpointing mode : modes)
     for (int64_t p : depths)
       for (int64_t d : degrees) {
+        if (layouts > 1)
+          tell("static layout " + std::to_string(++tried) + " of " +
+               std::to_string(layouts) + " (sp " + std::to_string(d) +
+               ", pp " + std::to_string(p) +
+               (mode == cost::Checkpointing::Full ? ", full" : ", selective") +
+               " checkpointing)");
         baselines::TrainSetup s = setup;
         s.model.checkpointing = mode;
         if (p > 1)
@@ -709,14 +738,11 @@ instantiate::Batch drawStep(const JobContext &ctx, int64_t step,
   return batch;
 }
 
-/// Progress after the first second of a stage.
-struct Progress {
-  std::function<void(const std::string &)> sink;
-  Clock::time_point start = Clock::now();
-  void operator()(const std::string &line) const {
-    if (sink && Clock::now() - start > std::chrono::seconds(1))
-      sink(line);
-  }
+/// Progress lines (ProgressMeter.h): a stage is printed once it has run
+/// for a second, or as it starts once the pass has.
+struct Progress : ProgressMeter {
+  using ProgressMeter::ProgressMeter;
+  void operator()(std::string line) { stage(std::move(line)); }
 };
 
 } // namespace
@@ -739,12 +765,15 @@ LogicalResult planStrategyAlternatives(ModuleOp module,
       instantiate::Batch batch = drawStep(*ctx, step);
       if (!batch.ok())
         break;
-      progress("plxc: job '" + name + "': planning step " +
-               std::to_string(step + 1) + " of " +
-               std::to_string(trainOp.getSteps()));
+      const std::string planning = "plxc: job '" + name +
+                                   "': planning step " +
+                                   std::to_string(step + 1) + " of " +
+                                   std::to_string(trainOp.getSteps());
+      progress(planning);
       std::vector<baselines::NamedPlan> finalists;
       baselines::NamedPlan mine = planJobStrategy(
-          ctx->setup, batch.lengths, trainOp, ctx->comm, true, &finalists);
+          ctx->setup, batch.lengths, trainOp, ctx->comm, true, &finalists,
+          [&](const std::string &what) { progress(planning + ": " + what); });
       // The planner's plan first, then the static layouts it generalises.
       if (!buildAlternative(builder, trainOp.getLoc(), name, step,
                             plan::Role::candidate, 0, mine, ctx->setup))
@@ -783,10 +812,17 @@ LogicalResult planBaselineAlternatives(ModuleOp module,
       if (!batch.ok())
         break;
       std::vector<baselines::NamedPlan> plans;
+      const std::string stepText = "plxc: job '" + name + "': step " +
+                                   std::to_string(step + 1) + " of " +
+                                   std::to_string(trainOp.getSteps());
       if (step == 0) {
+        progress(stepText + ": planning the standard baselines (static SP, "
+                            "Megatron TP x CP, 1F1B layouts)");
         plans = baselines::standardBaselines(setup, batch.lengths, ctx->comm);
         standardCount = plans.size();
       } else {
+        progress(stepText + ": planning the standard baselines' layouts on "
+                            "its batch");
         for (size_t i = 0; i < standardCount; ++i) {
           baselines::TrainSetup s = setup;
           s.model = family[i].model;
@@ -798,12 +834,11 @@ LogicalResult planBaselineAlternatives(ModuleOp module,
       // A DPP job's extra baselines are planned again on every step by
       // their own planners (reports keep step 0's names).
       if (dynamicPp) {
-        progress("plxc: job '" + name + "': step " + std::to_string(step + 1) +
-                 " of " + std::to_string(trainOp.getSteps()) +
-                 ": planning the DPP baselines (FlexSP, packed 1F1B, "
-                 "Seq1F1B)");
-        for (baselines::NamedPlan &p :
-             dynamicPpBaselines(setup, batch.lengths, trainOp, ctx->comm))
+        const std::string dppText =
+            stepText + ": planning the DPP baselines: ";
+        for (baselines::NamedPlan &p : dynamicPpBaselines(
+                 setup, batch.lengths, trainOp, ctx->comm,
+                 [&](const std::string &what) { progress(dppText + what); }))
           plans.push_back(std::move(p));
       }
       if (step == 0)

@@ -137,13 +137,16 @@ struct TrainPrediction {
 ///
 /// `finalists` (may be null) receives the runners-up of the static search
 /// (at most kStaticFinalists, fastest estimate first) so that the caller
-/// can judge them by the simulator too.
+/// can judge them by the simulator too. `stage` (may be empty) is told what
+/// runs now: the planner, its phases, the static layout k of n.
 constexpr size_t kStaticFinalists = 3;
+using StageFn = std::function<void(const std::string &)>;
 baselines::NamedPlan
 planJobStrategy(const baselines::TrainSetup &setup,
                 const std::vector<int64_t> &lengths, plx::TrainOp train,
                 const prog::CommTimeFn &comm, bool allowFlexSp = true,
-                std::vector<baselines::NamedPlan> *finalists = nullptr);
+                std::vector<baselines::NamedPlan> *finalists = nullptr,
+                const StageFn &stage = {});
 
 /// Empty when the job's strategy admits `plan` (every choice it fixes is
 /// the plan's; an open choice admits any value), else which fixed choice
@@ -184,7 +187,8 @@ baselines::NamedPlan planJobDynamicPp(const baselines::TrainSetup &setup,
 /// length), named "flexsp-full-ckpt".
 baselines::NamedPlan planFlexSpBaseline(const baselines::TrainSetup &setup,
                                         const std::vector<int64_t> &lengths,
-                                        const prog::CommTimeFn &comm);
+                                        const prog::CommTimeFn &comm,
+                                        const StageFn &stage = {});
 
 /// The baselines a dynamic-pipeline job is compared with, besides the
 /// standard ones: FlexSP over the whole cluster ("flexsp", or
@@ -194,7 +198,7 @@ baselines::NamedPlan planFlexSpBaseline(const baselines::TrainSetup &setup,
 std::vector<baselines::NamedPlan>
 dynamicPpBaselines(const baselines::TrainSetup &setup,
                    const std::vector<int64_t> &lengths, plx::TrainOp train,
-                   const prog::CommTimeFn &comm);
+                   const prog::CommTimeFn &comm, const StageFn &stage = {});
 
 /// Lowers and simulates one planned step on `comm`'s fabric.
 struct StepSimulation {

@@ -15,6 +15,7 @@
 #include "dialects/Plan/IR/PlanDialect.h"
 #include "dialects/Plx/IR/PlxDialect.h"
 #include "dialects/Registration.h"
+#include "dialects/Rt/IR/RtDialect.h"
 #include "frontend/AST.h"
 #include "frontend/MLIRGen.h"
 #include "frontend/Parser.h"
@@ -26,6 +27,7 @@
 #include "passes/ServeJob/Passes.h"
 #include "passes/ServeJob/ServePipeline.h"
 #include "passes/Train/Passes.h"
+#include "passes/Train/ProgressMeter.h"
 #include "passes/Train/TrainPipeline.h"
 
 #include "mlir/IR/AsmState.h"
@@ -196,11 +198,20 @@ mlir::OwningOpRef<mlir::ModuleOp> lowerFirstStep(mlir::ModuleOp module,
 /// only when a file cannot be written; a plan the runtime cannot run
 /// (a mixture-of-experts model, tensor parallelism...) gets a note instead.
 bool writeProgramFiles(mlir::ModuleOp module, const std::string &dir) {
+  // A step of many ranks takes seconds to lower, verify and print: each
+  // stage says so once it has run for a second.
+  plexus::train::ProgressMeter progress(
+      [](const std::string &line) { llvm::errs() << line << "\n"; });
+  const std::string files = "plxc: writing " + dir + ": ";
+  progress.stage(files + "lowering the first step to rt programs (1 of 6)");
   std::string why;
   mlir::OwningOpRef<mlir::ModuleOp> lowered = lowerFirstStep(module, why);
   std::string cpp, launch, json, topo;
   bool ok = false;
   if (lowered) {
+    const size_t ranks = llvm::range_size(
+        lowered->getOps<plexus::rt::ProgramOp>());
+    const std::string of = " of " + std::to_string(ranks) + " ranks";
     // The generator's own diagnostics become the note's reason.
     mlir::ScopedDiagnosticHandler capture(module.getContext(),
                                           [&](mlir::Diagnostic &d) {
@@ -215,20 +226,31 @@ bool writeProgramFiles(mlir::ModuleOp module, const std::string &dir) {
     plexus::codegen::LaunchOptions launchOptions;
     launchOptions.sourceDir = PLEXUS_SOURCE_DIR;
     launchOptions.buildDir = PLEXUS_BINARY_DIR;
-    ok = mlir::succeeded(plexus::codegen::verifyForCodegen(*lowered)) &&
+    auto stage = [&](const std::string &text) {
+      progress.stage(files + text);
+      return true;
+    };
+    ok = stage("checking the plan contract" + of + " (2 of 6)") &&
+         mlir::succeeded(plexus::codegen::verifyForCodegen(*lowered)) &&
+         stage("generating program.cpp" + of + " (3 of 6)") &&
          mlir::succeeded(
              plexus::codegen::emitCpp(*lowered, cppOs, cppOptions)) &&
          mlir::succeeded(plexus::codegen::emitLaunchScript(*lowered, launchOs,
                                                            launchOptions)) &&
+         stage("generating plan.json" + of + " (4 of 6)") &&
          mlir::succeeded(plexus::codegen::emitProgramsJson(*lowered, jsonOs)) &&
          mlir::succeeded(plexus::codegen::emitNcclTopology(*lowered, topoOs));
   }
+  if (ok)
+    progress.stage(files + "printing rt.mlir (5 of 6)");
   if (!ok) {
     std::cerr << "plxc: note: no program written: " << why << "\n";
     return true;
   }
   auto circuits = plexus::report::circuitsJson(module);
-  if (!writeFile(dir, "rt.mlir", printModule(*lowered, false)) ||
+  const std::string rt = printModule(*lowered, false);
+  progress.stage(files + "writing the files (6 of 6)");
+  if (!writeFile(dir, "rt.mlir", rt) ||
       !writeFile(dir, "program.cpp", cpp) ||
       !writeFile(dir, "launch.sh", launch) ||
       !writeFile(dir, "plan.json", json) ||
