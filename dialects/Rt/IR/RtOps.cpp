@@ -339,68 +339,57 @@ static LogicalResult verifyCarriedLayers(Operation *op,
   return success();
 }
 
-LogicalResult AllToAllOp::verify() {
-  if (failed(verifyBytes(*this, getBytes())))
+/// A collective's own fields: bytes and the layers it carries (`allowed`:
+/// it moves parameters or gradients).
+template <typename CollectiveOp>
+static LogicalResult verifyCollectiveFields(CollectiveOp op, bool allowed) {
+  if (failed(verifyBytes(op, op.getBytes())))
     return failure();
-  return verifyCarriedLayers(*this, getLayerBegin(), getLayerEnd(),
-                             /*allowed=*/false);
+  return verifyCarriedLayers(op, op.getLayerBegin(), op.getLayerEnd(),
+                             allowed);
 }
 
-LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &symbols) {
+/// A collective against its rt.group (`evenBlocks`: it cuts each buffer
+/// into one block per rank).
+template <typename CollectiveOp>
+static LogicalResult verifyCollectiveGroup(CollectiveOp op,
+                                           SymbolTableCollection &symbols,
+                                           bool evenBlocks) {
   FailureOr<GroupOp> group =
-      lookupGroup(*this, symbols, getCommAttr(), getKind());
+      lookupGroup(op, symbols, op.getCommAttr(), op.getKind());
   if (failed(group))
     return failure();
-  return verifyCollective(*this, getComm(), group->getRanks(), getBytes(),
-                          /*evenBlocks=*/true);
+  return verifyCollective(op, op.getComm(), group->getRanks(), op.getBytes(),
+                          evenBlocks);
+}
+
+LogicalResult AllToAllOp::verify() {
+  return verifyCollectiveFields(*this, /*allowed=*/false);
+}
+LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  return verifyCollectiveGroup(*this, symbols, /*evenBlocks=*/true);
 }
 
 LogicalResult AllReduceOp::verify() {
-  if (failed(verifyBytes(*this, getBytes())))
-    return failure();
-  return verifyCarriedLayers(*this, getLayerBegin(), getLayerEnd(),
-                             /*allowed=*/true);
+  return verifyCollectiveFields(*this, /*allowed=*/true);
 }
-
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &symbols) {
-  FailureOr<GroupOp> group =
-      lookupGroup(*this, symbols, getCommAttr(), getKind());
-  if (failed(group))
-    return failure();
-  return verifyCollective(*this, getComm(), group->getRanks(), getBytes(),
-                          /*evenBlocks=*/false);
+  return verifyCollectiveGroup(*this, symbols, /*evenBlocks=*/false);
 }
 
 LogicalResult AllGatherOp::verify() {
-  if (failed(verifyBytes(*this, getBytes())))
-    return failure();
-  return verifyCarriedLayers(*this, getLayerBegin(), getLayerEnd(),
-                             /*allowed=*/true);
+  return verifyCollectiveFields(*this, /*allowed=*/true);
 }
-
 LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &symbols) {
-  FailureOr<GroupOp> group =
-      lookupGroup(*this, symbols, getCommAttr(), getKind());
-  if (failed(group))
-    return failure();
-  return verifyCollective(*this, getComm(), group->getRanks(), getBytes(),
-                          /*evenBlocks=*/false);
+  return verifyCollectiveGroup(*this, symbols, /*evenBlocks=*/false);
 }
 
 LogicalResult ReduceScatterOp::verify() {
-  if (failed(verifyBytes(*this, getBytes())))
-    return failure();
-  return verifyCarriedLayers(*this, getLayerBegin(), getLayerEnd(),
-                             /*allowed=*/true);
+  return verifyCollectiveFields(*this, /*allowed=*/true);
 }
-
-LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbols) {
-  FailureOr<GroupOp> group =
-      lookupGroup(*this, symbols, getCommAttr(), getKind());
-  if (failed(group))
-    return failure();
-  return verifyCollective(*this, getComm(), group->getRanks(), getBytes(),
-                          /*evenBlocks=*/true);
+LogicalResult
+ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  return verifyCollectiveGroup(*this, symbols, /*evenBlocks=*/true);
 }
 
 //===----------------------------------------------------------------------===//

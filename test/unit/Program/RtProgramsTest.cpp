@@ -20,6 +20,18 @@ using namespace plexus::prog;
 
 namespace {
 
+/// An empty module with the rt dialect, a builder at its end.
+struct RtModule {
+  mlir::MLIRContext context;
+  mlir::OpBuilder builder{&context};
+  mlir::Location loc = builder.getUnknownLoc();
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  RtModule() {
+    context.loadDialect<rt::RtDialect>();
+    builder.setInsertionPointToEnd(module->getBody());
+  }
+};
+
 /// Two ranks that between them hold every op kind and optional field.
 std::vector<Program> everyKindOfOp() {
   std::vector<Program> programs(2);
@@ -99,17 +111,16 @@ void expectSameOp(const Op &a, const Op &b, const std::string &where) {
     EXPECT_EQ(a.layerBegin, b.layerBegin) << where;
     EXPECT_EQ(a.layerEnd, b.layerEnd) << where;
   }
-  if (a.kind == OpKind::Compute)
+  if (a.kind == OpKind::Compute) {
     EXPECT_EQ(a.stage, b.stage) << where;
+  }
 }
 
 TEST(RtPrograms, EveryFieldSurvivesARoundTrip) {
-  mlir::MLIRContext context;
-  context.loadDialect<rt::RtDialect>();
-  mlir::OpBuilder builder(&context);
-  mlir::Location loc = builder.getUnknownLoc();
-  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
-  builder.setInsertionPointToEnd(module->getBody());
+  RtModule m;
+  mlir::OpBuilder &builder = m.builder;
+  mlir::Location loc = m.loc;
+  mlir::OwningOpRef<mlir::ModuleOp> &module = m.module;
   const std::vector<Program> written = everyKindOfOp();
   ASSERT_TRUE(mlir::succeeded(writeRtPrograms(builder, loc, written)));
   ASSERT_TRUE(mlir::succeeded(mlir::verify(*module)));
@@ -147,12 +158,10 @@ TEST(RtPrograms, EveryFieldSurvivesARoundTrip) {
 // programs of everyKindOfOp use five communicators ("sp:0-1" by the
 // Ulysses forward and the all-to-all alike).
 TEST(RtPrograms, EachCommunicatorIsOneGroup) {
-  mlir::MLIRContext context;
-  context.loadDialect<rt::RtDialect>();
-  mlir::OpBuilder builder(&context);
-  mlir::Location loc = builder.getUnknownLoc();
-  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
-  builder.setInsertionPointToEnd(module->getBody());
+  RtModule m;
+  mlir::OpBuilder &builder = m.builder;
+  mlir::Location loc = m.loc;
+  mlir::OwningOpRef<mlir::ModuleOp> &module = m.module;
   ASSERT_TRUE(
       mlir::succeeded(writeRtPrograms(builder, loc, everyKindOfOp())));
   std::vector<std::string> names;
@@ -176,12 +185,10 @@ TEST(RtPrograms, EachCommunicatorIsOneGroup) {
 // One name with two member lists is a lowering bug: an error, not two
 // groups or a silent pick.
 TEST(RtPrograms, OneNameWithTwoMemberListsIsAnError) {
-  mlir::MLIRContext context;
-  context.loadDialect<rt::RtDialect>();
-  mlir::OpBuilder builder(&context);
-  mlir::Location loc = builder.getUnknownLoc();
-  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
-  builder.setInsertionPointToEnd(module->getBody());
+  RtModule m;
+  mlir::MLIRContext &context = m.context;
+  mlir::OpBuilder &builder = m.builder;
+  mlir::Location loc = m.loc;
   std::vector<Program> programs = everyKindOfOp();
   programs[1].ops.front().ulyssesRanks = {0, 1};
   std::string error;
@@ -205,12 +212,11 @@ TEST(RtPrograms, GroupKindsMapOneToOne) {
 }
 
 TEST(RtPrograms, ARankWithoutAProgramIsAnError) {
-  mlir::MLIRContext context;
-  context.loadDialect<rt::RtDialect>();
-  mlir::OpBuilder builder(&context);
-  mlir::Location loc = builder.getUnknownLoc();
-  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
-  builder.setInsertionPointToEnd(module->getBody());
+  RtModule m;
+  mlir::MLIRContext &context = m.context;
+  mlir::OpBuilder &builder = m.builder;
+  mlir::Location loc = m.loc;
+  mlir::OwningOpRef<mlir::ModuleOp> &module = m.module;
   std::vector<Program> programs(2);
   ASSERT_TRUE(mlir::succeeded(writeRtPrograms(builder, loc, programs)));
   // Renumber rank 0 as rank 2: ranks 1 and 2, rank 0 missing.
