@@ -84,7 +84,7 @@ def Rt_CommKindAttr : EnumAttr<Rt_Dialect, Rt_CommKind, "comm_kind"> {
     rest (ZeRO-3) and `dp` synchronises a data-parallel step's gradients
     (and, under ZeRO-1/2, gathers the updated parameters). Inside a
     collective it is written as the bare keyword after `group`
-    (`rt.all_gather group zero "zero:0-7" ...`), elsewhere as
+    (`rt.all_gather group zero @"zero:0-7" ...`), elsewhere as
     `#rt<comm_kind zero>`. Code generation and the runtime read it; the
     communicator's name is only an id.
   }];
