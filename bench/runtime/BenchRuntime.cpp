@@ -243,7 +243,10 @@ bool readPlan(const std::string &translate, const std::string &mlir, Plan &plan,
     plan.tokens += len;
     plan.longest = std::max(plan.longest, len);
   }
-  plan.ranks = static_cast<int>(j["programs"].size());
+  // plan.json lists each distinct program once with the ranks that run it.
+  plan.ranks = 0;
+  for (const auto &program : j["programs"])
+    plan.ranks += static_cast<int>(program.value("ranks", std::vector<int64_t>{}).size());
   Status st = checkConfig(c);
   if (!st.ok()) {
     error = mlir + ": " + st.message();

@@ -56,6 +56,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -266,6 +267,9 @@ struct CodegenRun {
 bool measureCodegen(const std::string &plxc, const std::string &spec,
                     const std::string &outDir, double limitSeconds,
                     double limitGb, CodegenRun &run) {
+  // A directory kept from an earlier run (--keep) must not be measured.
+  std::error_code ignored;
+  std::filesystem::remove_all(outDir, ignored);
   if (!runChild({plxc, spec, "-o", outDir}, outDir + ".plxc.out",
                 limitSeconds, limitGb, run.plxc))
     return false;

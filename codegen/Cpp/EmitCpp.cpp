@@ -339,17 +339,14 @@ public:
   }
 
 private:
-  FailureOr<std::string> communicator(Operation *op, StringRef name,
-                                      ArrayRef<int64_t> ranks) {
+  /// The identifier of communicator `name` (its rt.group's `ranks`).
+  std::string communicator(StringRef name, ArrayRef<int64_t> ranks) {
     auto it = out.comms.find(name.str());
-    if (it != out.comms.end()) {
-      if (ArrayRef<int64_t>(it->second.ranks) != ranks)
-        return op->emitOpError("emit-cpp: communicator '")
-               << name << "' names ranks [" << intList(ranks) << "] here and ["
-               << intList(it->second.ranks) << "] elsewhere";
+    if (it != out.comms.end())
       return it->second.id;
-    }
     std::string id = identifierFor(name);
+    if (StringRef(id).starts_with("kRows"))
+      id = "g_" + id;
     while (usedIds.count(id))
       id += "_";
     usedIds.insert(id);
@@ -488,10 +485,7 @@ private:
                  << "' (pad the dataset's lengths to a multiple of " << n
                  << ")";
       }
-      FailureOr<std::string> id = communicator(c, *ulysses, *group);
-      if (failed(id))
-        return failure();
-      sp = "&" + *id;
+      sp = "&" + communicator(*ulysses, *group);
     }
     // What the plan expects the op to cost, for a reader of one rank's step.
     char modelled[48];
@@ -588,19 +582,17 @@ private:
     FailureOr<ArrayRef<int64_t>> group = membersOf(op, name);
     if (failed(group))
       return failure();
-    FailureOr<std::string> id = communicator(op, name, *group);
-    if (failed(id))
-      return failure();
+    const std::string id = communicator(name, *group);
     holds(code, begin.getInt(), end.getInt());
     std::string call;
     if (isa<rt::AllGatherOp>(op)) {
       call = kind == rt::CommKind::zero ? "gatherParams"
                                         : "updateAndGatherParams";
       if (kind == rt::CommKind::zero) {
-        if (!code.zeroGroup.empty() && code.zeroGroup != *id)
+        if (!code.zeroGroup.empty() && code.zeroGroup != id)
           return op->emitOpError("emit-cpp: rank ")
                  << code.rank << " shards its parameters over two groups";
-        code.zeroGroup = *id;
+        code.zeroGroup = id;
       }
     } else if (isa<rt::ReduceScatterOp>(op)) {
       call = "reduceScatterGrads";
@@ -611,7 +603,7 @@ private:
              << opName << " over '" << name << "' has no runtime meaning";
     }
     code.lines.push_back(Line()
-                             .lit("PLXRT_TRY(x." + call + "(" + *id + ", ")
+                             .lit("PLXRT_TRY(x." + call + "(" + id + ", ")
                              .range(begin.getInt(), end.getInt())
                              .lit(", ")
                              .num(coll.getBytes())
@@ -643,7 +635,11 @@ private:
   Reading out;
   std::map<std::string, size_t> workIds;
   std::map<StringRef, ArrayRef<int64_t>> groups; ///< rt.group name -> ranks
-  std::set<std::string> usedIds;
+  /// Identifiers the program itself uses (loop rows, tables, the
+  /// executor, peers, main's helpers): no communicator takes them.
+  std::set<std::string> usedIds = {"c",     "r",      "x",    "P",
+                                   "kWorks", "kPeers", "model", "batch",
+                                   "main",  "spec"};
   std::map<std::string, size_t> bodyOf; ///< joined lines -> body
 };
 

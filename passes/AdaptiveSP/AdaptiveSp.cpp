@@ -749,10 +749,11 @@ Result<AdaptiveSpPlan> planAdaptiveSp(const cost::ProfiledModel &model,
     // Phase 1: buckets, greedy plans and bounds for every micro-batch.
     std::vector<Result<PreparedMicroBatch>> prepared(tasks.size());
     std::atomic<size_t> done{0};
+    size_t total = tasks.size();
     auto tell = [&](const char *what) {
       if (options.progress)
         options.progress(std::string(what) + " " + std::to_string(++done) +
-                         " of " + std::to_string(tasks.size()) + " (" +
+                         " of " + std::to_string(total) + " (" +
                          std::to_string(parts.size()) +
                          " partitions of the batch)");
     };
@@ -789,6 +790,9 @@ Result<AdaptiveSpPlan> planAdaptiveSp(const cost::ProfiledModel &model,
     // Phase 2: the MILP for every micro-batch of the partitions in play.
     std::vector<Result<SpMicroBatchPlan>> solved(tasks.size());
     done = 0;
+    total = 0;
+    for (const auto &task : tasks)
+      total += pruned[task.first] ? 0 : 1;
     parallelFor(tasks.size(), options.threads, [&](size_t i) {
       if (!pruned[tasks[i].first])
         tell("FlexSP: MILP of micro-batch");

@@ -2,6 +2,7 @@
 #include "passes/Train/ProgressMeter.h"
 
 #include <cstdio>
+#include <unistd.h>
 
 namespace plexus::train {
 
@@ -64,6 +65,19 @@ void ProgressMeter::printDue(Clock::time_point now) {
        " s)");
   lastPrint = now;
   nextPrint = now + every;
+}
+
+ProgressMeter::Sink ProgressMeter::stderrSink() {
+  return [](const std::string &line) {
+    const std::string text = line + "\n";
+    size_t done = 0;
+    while (done < text.size()) {
+      ssize_t n = ::write(2, text.data() + done, text.size() - done);
+      if (n <= 0)
+        return;
+      done += static_cast<size_t>(n);
+    }
+  };
 }
 
 void ProgressMeter::watch() {

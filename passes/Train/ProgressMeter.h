@@ -44,6 +44,10 @@ public:
   /// Nothing runs any more (the current stage is not printed).
   void clear();
 
+  /// Writes each line to stderr in one write(2) call, bypassing llvm::errs()
+  /// (whose tie to stdout would flush stdout from the watcher thread).
+  static Sink stderrSink();
+
 private:
   void watch();
   /// Under `lock`: prints the current stage if it is due.

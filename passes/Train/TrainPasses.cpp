@@ -15,6 +15,7 @@
 #include "passes/Train/DppPlanning.h"
 #include "passes/Train/FlexSpModel.h"
 #include "passes/Train/PipelineStepIR.h"
+#include "passes/Train/ProgressMeter.h"
 #include "passes/Train/TrainJob.h"
 #include "passes/Report/ReportAttr.h"
 #include "passes/Train/TrainPipeline.h"
@@ -448,7 +449,7 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
 std::function<void(const std::string &)> progressSink(bool on) {
   if (!on)
     return nullptr;
-  return [](const std::string &line) { llvm::errs() << line << "\n"; };
+  return train::ProgressMeter::stderrSink();
 }
 
 LogicalResult checkRankGuard(ModuleOp module, StringRef pass, int64_t ranks,

@@ -20,6 +20,10 @@ case $variant in
     need 'rt.group @"sp:[0-9]*-[0-9]*" sp \[[0-9]*, [0-9]*, [0-9]*, [0-9]*\]$' \
       "4-rank SP group" ;;
   dpp16)
+    if ! grep -q 'for (const auto &c : kRows' "${mlir%.mlir}.cpp"; then
+      echo "run.sh: the dpp16 program has no loop over a table" >&2
+      exit 1
+    fi
     need 'rt.program @rank_15 ' "program for rank 15"
     need 'rt.compute fwd layers \[7, 8) stage 7 ' "eighth stage"
     need 'rt.batch .* cuts' "split sequence"

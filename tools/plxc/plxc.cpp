@@ -47,6 +47,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <unistd.h>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -94,6 +96,23 @@ cl::opt<std::string> outputDir("o",
                                         "nccl-topo.xml and circuits.json "
                                         "into this directory"),
                                cl::value_desc("dir"), cl::cat(plxcCategory));
+
+enum class ProgressMode { Auto, Always, Never };
+cl::opt<ProgressMode> progressMode(
+    "progress",
+    cl::desc("Progress lines on stderr for stages that run past a second"),
+    cl::init(ProgressMode::Auto),
+    cl::values(clEnumValN(ProgressMode::Auto, "auto",
+                          "when stderr is a terminal"),
+               clEnumValN(ProgressMode::Always, "always", "always"),
+               clEnumValN(ProgressMode::Never, "never", "never")),
+    cl::cat(plxcCategory));
+
+/// Whether progress lines are printed.
+bool progressOn() {
+  return progressMode == ProgressMode::Always ||
+         (progressMode == ProgressMode::Auto && ::isatty(2));
+}
 
 cl::opt<unsigned>
     errorLimit("error-limit",
@@ -201,7 +220,7 @@ bool writeProgramFiles(mlir::ModuleOp module, const std::string &dir) {
   // A step of many ranks takes seconds to lower, verify and print: each
   // stage says so once it has run for a second.
   plexus::train::ProgressMeter progress(
-      [](const std::string &line) { llvm::errs() << line << "\n"; });
+      progressOn() ? plexus::train::ProgressMeter::stderrSink() : nullptr);
   const std::string files = "plxc: writing " + dir + ": ";
   progress.stage(files + "lowering the first step to rt programs (1 of 6)");
   std::string why;
@@ -244,6 +263,7 @@ bool writeProgramFiles(mlir::ModuleOp module, const std::string &dir) {
   if (ok)
     progress.stage(files + "printing rt.mlir (5 of 6)");
   if (!ok) {
+    progress.clear();
     std::cerr << "plxc: note: no program written: " << why << "\n";
     return true;
   }
@@ -351,7 +371,7 @@ int main(int argc, char **argv) {
     trainOptions.maxSimulatedRanks = maxSimulatedRanks.getValue();
     trainOptions.maxReplicaRanks = maxReplicaRanks.getValue();
     trainOptions.contention = contention.getValue();
-    trainOptions.progress = true;
+    trainOptions.progress = progressOn();
     plexus::train::buildTrainPipeline(pm, trainOptions);
     if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
       return false;
@@ -388,7 +408,7 @@ int main(int argc, char **argv) {
       mlir::PassManager servePm(&context);
       plexus::servejob::buildServePipeline(
           servePm, trainJobs == 0 ? tracePath.getValue() : std::string(),
-          /*progress=*/true);
+          /*progress=*/progressOn());
       if (mlir::failed(mlir::applyPassManagerCLOptions(servePm)) ||
           mlir::failed(servePm.run(*module)))
         return false;
