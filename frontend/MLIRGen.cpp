@@ -165,7 +165,9 @@ private:
         loc(f.loc), builder_.getStringAttr(f.name), chip, i64(f.nodes),
         i64(f.chipsPerNode), plx::IntraNodeAttr::get(&context_, intra),
         i64(static_cast<int64_t>(std::llround(f.intraNodeBandwidth))), topology,
-        faultsAttr(f.faults));
+        faultsAttr(f.faults),
+        f.pricesGiven ? plx::PricesAttr::get(&context_, f.prices)
+                      : plx::PricesAttr());
   }
 
   void emit(const TrainSpec &t) {

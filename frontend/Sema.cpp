@@ -147,6 +147,9 @@ std::vector<std::string> unitSpellings(Dimension dim) {
   case Dimension::Seconds:
     out = {"s", "ms", "us", "ns"};
     break;
+  case Dimension::Dollars:
+    out = {"USD", "KUSD", "MUSD", "GUSD"};
+    break;
   }
   out.erase(std::remove(out.begin(), out.end(), ""), out.end());
   return out;
@@ -1195,7 +1198,7 @@ private:
   void analyzeFabric(const Declaration &decl) {
     BlockReader r(decl.body, contextOf(decl), decl.nameLoc,
                   {"chip", "nodes", "chips_per_node", "chips", "intra_node",
-                   "intra_node_bw", "topology", "failed"},
+                   "intra_node_bw", "topology", "failed", "prices"},
                   diags_);
     FabricSpec f;
     f.name = decl.name;
@@ -1210,7 +1213,8 @@ private:
     bool topoOk = readTopology(r, f);
     std::vector<SourceLocation> faultLocs[3]; // chips, links, ports
     bool faultsOk = readFaults(r, f.faults, faultLocs);
-    if (r.failed() || !chipOk || !topoOk || !faultsOk)
+    bool pricesOk = readPrices(r, f);
+    if (r.failed() || !chipOk || !topoOk || !faultsOk || !pricesOk)
       return;
     f.nodes = *nodes;
     f.chipsPerNode = *perNode;
@@ -1298,6 +1302,173 @@ private:
       return;
     place(decl, Spec::Kind::Fabric, spec_.fabrics.size());
     spec_.fabrics.push_back(std::move(f));
+  }
+
+  /// `prices { ocs_port = 300 USD; ocs_radix = 300; fibre = 50 USD;
+  /// speeds = [speed(800 Gb/s, transceiver = 600 USD, switch_port = 800 USD,
+  /// switch_radix = 64, nic = 0 USD), ...]; }` over the defaults of
+  /// dialects/Common/Prices.h. A speed class replaces the default class of
+  /// its rate (fields it leaves out keep that class's prices) or adds one
+  /// (then transceiver, switch_port and switch_radix are required).
+  bool readPrices(BlockReader &outer, FabricSpec &f) {
+    const Field *field = outer.get("prices");
+    if (!field)
+      return true;
+    const Value &v = *field->value;
+    if (v.kind != Value::Kind::Named || v.name != "prices" || !v.block) {
+      outer.error(v.loc, "field 'prices' expects a block such as prices { "
+                         "ocs_port = 300 USD; }, got " +
+                             describe(v));
+      return false;
+    }
+    BlockReader r(*v.block, "prices of fabric '" + clip(f.name) + "'",
+                  field->keyLoc, {"ocs_port", "ocs_radix", "fibre", "speeds"},
+                  outer.diags());
+    constexpr double kMaxUsd = 1e9; // one part; more is a typo
+    fabric::PriceTable table;
+    auto ocsPort = r.real("ocs_port", false, Dimension::Dollars, 0.0, kMaxUsd);
+    auto ocsRadix = r.integer("ocs_radix", false, 2, 1 << 20);
+    auto fibre = r.real("fibre", false, Dimension::Dollars, 0.0, kMaxUsd);
+    if (ocsPort)
+      table.ocsPortUsd = *ocsPort;
+    if (ocsRadix)
+      table.ocsRadix = *ocsRadix;
+    if (fibre)
+      table.fibreUsd = *fibre;
+    bool ok = !r.failed();
+    if (const Field *speeds = r.get("speeds")) {
+      const Value &list = *speeds->value;
+      if (list.kind != Value::Kind::List || list.elements.empty()) {
+        r.error(list.loc, "field 'speeds' expects a list such as "
+                          "[speed(800 Gb/s, transceiver = 600 USD)], got " +
+                              describe(list));
+        return false;
+      }
+      const fabric::PriceTable defaults;
+      std::vector<std::pair<double, SourceLocation>> seen;
+      for (const auto &entry : list.elements) {
+        const Value &e = *entry;
+        if (e.kind != Value::Kind::Call || e.name != "speed" ||
+            e.args.empty() || !e.args[0].key.empty()) {
+          r.error(e.loc, "a speed class is speed(<line rate>, transceiver = "
+                         "..., switch_port = ..., switch_radix = ..., nic = "
+                         "...), got " +
+                             describe(e));
+          ok = false;
+          continue;
+        }
+        auto rate = r.realValue(*e.args[0].value, "the line rate of speed(...)",
+                                Dimension::BytesPerSecond, 1e6, 1e15);
+        if (!rate) {
+          ok = false;
+          continue;
+        }
+        const double gbps = *rate * 8 / 1e9;
+        bool entryOk = true;
+        for (const auto &[other, loc] : seen)
+          if (other == gbps) {
+            Diagnostic &d = r.errorWithNotes(
+                e.loc, "speed class " + formatGbps(gbps) + " is given twice");
+            DiagnosticEngine::note(d, loc, "first given here");
+            entryOk = false;
+          }
+        seen.emplace_back(gbps, e.loc);
+        fabric::SpeedClassPrice c;
+        c.gbps = gbps;
+        const fabric::SpeedClassPrice *base = nullptr;
+        for (const fabric::SpeedClassPrice &d : defaults.speeds)
+          if (d.gbps == gbps)
+            base = &d;
+        if (base)
+          c = *base;
+        bool hasTransceiver = false, hasSwitchPort = false, hasRadix = false;
+        std::set<std::string> keys;
+        for (size_t k = 1; k < e.args.size(); ++k) {
+          const Argument &arg = e.args[k];
+          if (arg.key.empty()) {
+            r.error(arg.value->loc, "after the line rate, the arguments of "
+                                    "speed(...) are named: transceiver, "
+                                    "switch_port, switch_radix, nic");
+            entryOk = false;
+            continue;
+          }
+          if (!keys.insert(arg.key).second) {
+            r.error(arg.keyLoc, "argument '" + arg.key +
+                                    "' of speed(...) is given twice");
+            entryOk = false;
+            continue;
+          }
+          const Value &a = *arg.value;
+          std::string what = "'" + arg.key + "' of speed(...)";
+          if (arg.key == "switch_radix") {
+            auto n = r.integerValue(a, what, 2, 1 << 20);
+            entryOk &= n.has_value();
+            c.switchRadix = n.value_or(0);
+            hasRadix = true;
+            continue;
+          }
+          double *price = arg.key == "transceiver"   ? &c.transceiverUsd
+                          : arg.key == "switch_port" ? &c.switchPortUsd
+                          : arg.key == "nic"         ? &c.nicPortUsd
+                                                     : nullptr;
+          if (!price) {
+            r.error(arg.keyLoc,
+                    "unknown argument '" + clip(arg.key) + "' of speed(...)" +
+                        didYouMean(arg.key, {"transceiver", "switch_port",
+                                             "switch_radix", "nic"}) +
+                        " (known: transceiver, switch_port, switch_radix, "
+                        "nic)");
+            entryOk = false;
+            continue;
+          }
+          auto usd = r.realValue(a, what, Dimension::Dollars, 0.0, kMaxUsd);
+          entryOk &= usd.has_value();
+          *price = usd.value_or(0);
+          hasTransceiver |= arg.key == "transceiver";
+          hasSwitchPort |= arg.key == "switch_port";
+        }
+        if (entryOk && !base && (!hasTransceiver || !hasSwitchPort || !hasRadix)) {
+          std::string need;
+          for (auto [given, name] :
+               {std::pair{hasTransceiver, "transceiver"},
+                std::pair{hasSwitchPort, "switch_port"},
+                std::pair{hasRadix, "switch_radix"}})
+            if (!given)
+              need += std::string(need.empty() ? "" : ", ") + name;
+          r.error(e.loc, "speed class " + formatGbps(gbps) +
+                             " has no default prices (the defaults are " +
+                             defaultRates(defaults) + "): give " + need);
+          entryOk = false;
+        }
+        if (entryOk)
+          fabric::mergeSpeedClass(table, c);
+        ok &= entryOk;
+      }
+    }
+    if (!ok || r.failed())
+      return false;
+    // The per-field ranges above keep every rule of checkPrices; check
+    // anyway so that the two can never disagree silently.
+    for (const fabric::PriceProblem &p : fabric::checkPrices(table)) {
+      r.error(field->keyLoc, p.message);
+      ok = false;
+    }
+    f.prices = std::move(table);
+    f.pricesGiven = true;
+    return ok;
+  }
+
+  static std::string formatGbps(double gbps) {
+    char buffer[48];
+    std::snprintf(buffer, sizeof(buffer), "%g Gb/s", gbps);
+    return buffer;
+  }
+
+  static std::string defaultRates(const fabric::PriceTable &t) {
+    std::string out;
+    for (const fabric::SpeedClassPrice &c : t.speeds)
+      out += (out.empty() ? "" : ", ") + formatGbps(c.gbps);
+    return out;
   }
 
   /// `failed = [chip(node, local), link(a, b), port(row|col, index, rail,

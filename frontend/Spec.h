@@ -12,6 +12,7 @@
 #include "dialects/Common/ChipCatalog.h"
 #include "dialects/Common/TransformerShape.h"
 #include "dialects/Common/Faults.h"
+#include "dialects/Common/Prices.h"
 #include "dialects/Common/TopologyShape.h"
 
 #include <cstdint>
@@ -64,6 +65,8 @@ struct FabricSpec {
   double intraNodeBandwidth = 0; // bytes/s per chip
   fabric::TopologyShape topology;
   fabric::FabricFaults faults; // the `failed = [...]` list
+  fabric::PriceTable prices;   // the `prices { ... }` block over the defaults
+  bool pricesGiven = false;    // the fabric has a `prices` block
   int64_t chips() const { return nodes * chipsPerNode; }
 };
 

@@ -52,6 +52,8 @@ std::optional<UnitInfo> plexus::frontend::lookupUnit(std::string_view unit) {
       return UnitInfo{Dimension::BytesPerSecond, prefix.factor / 8.0};
     if (base == "FLOPS" || base == "FLOP/s")
       return UnitInfo{Dimension::FlopsPerSecond, prefix.factor};
+    if (base == "USD" && prefix.spelling.find('i') == std::string_view::npos)
+      return UnitInfo{Dimension::Dollars, prefix.factor};
   }
   return std::nullopt;
 }
@@ -68,6 +70,8 @@ const char *plexus::frontend::dimensionDescription(Dimension dimension) {
     return "a compute rate";
   case Dimension::Seconds:
     return "a time";
+  case Dimension::Dollars:
+    return "a price";
   }
   return "a number";
 }
@@ -84,6 +88,8 @@ const char *plexus::frontend::dimensionExample(Dimension dimension) {
     return "989 TFLOPS";
   case Dimension::Seconds:
     return "2 s or 150 ms";
+  case Dimension::Dollars:
+    return "600 USD";
   }
   return "";
 }
@@ -104,6 +110,10 @@ std::string plexus::frontend::formatBytes(double bytes) {
 std::string plexus::frontend::formatQuantity(double value,
                                              Dimension dimension) {
   char buffer[64];
+  if (dimension == Dimension::Dollars) {
+    std::snprintf(buffer, sizeof(buffer), "%.6g USD", value);
+    return buffer;
+  }
   if (dimension == Dimension::Count || dimension == Dimension::Seconds) {
     std::snprintf(buffer, sizeof(buffer), "%.6g%s", value,
                   dimension == Dimension::Seconds ? " s" : "");

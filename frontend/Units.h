@@ -21,6 +21,7 @@ enum class Dimension {
   BytesPerSecond, // GB/s, GiB/s, Gb/s (bits are divided by 8) ...
   FlopsPerSecond, // FLOPS, TFLOPS, TFLOP/s ...
   Seconds,        // s, ms, us, ns
+  Dollars,        // USD, KUSD, MUSD (prices of network parts)
 };
 
 /// What a unit spelling means: its dimension and the factor to base units.

@@ -9,10 +9,16 @@
 //   4. the time and peak memory to build and analyse a 100K-chip fabric,
 //      against the issue's budget (10 s, 4 GB).
 // Everything is deterministic except the timings and memory of part 4. The
-// prices are PriceTable's defaults (docs/railx.md, "Network cost").
+// prices are PriceTable's defaults (docs/railx.md, "Network cost"). "1.8 TB"
+// is read as NVLink 5's figure is stated, both directions together: 900 GB/s
+// per chip and direction, 36 rails per dimension at 112 x 112 x 16
+// (docs/railx.md, "Which 1.8 TB/s"). With `--markdown FILE` the claims,
+// readings and sensitivity tables are also written as markdown
+// (docs/generated/railx.md).
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/common/PaperTable.h"
 #include "passes/Fabric/FabricGraph.h"
 #include "passes/Fabric/NetworkCost.h"
 
@@ -24,8 +30,16 @@
 #include <vector>
 
 using namespace plexus::fabric;
+using plexus::bench::format;
+using plexus::bench::MarkdownDoc;
+using plexus::bench::MarkdownTable;
 
 namespace {
+
+/// The fabric the claims are checked on: 112 x 112 nodes of 16 chips, 36
+/// undirected rails per dimension at 800 Gb/s = 900 GB/s per chip and
+/// direction, 1.8 TB/s both ways (examples/railx-200k.plx).
+constexpr int64_t kClaimRails = 36;
 
 constexpr double kLink800 = 800e9 / 8; // bytes/s of one 800 Gb/s link
 constexpr double kTimeBudgetS = 10.0;
@@ -122,7 +136,13 @@ Timed timeBuildAndAnalyse(const RailXConfig &c) {
   return t;
 }
 
-void printDiameters() {
+struct Findings {
+  bool allDiametersInRange = true;
+  int64_t claimDiameter = 0;
+  double injectionRatio = 0, bisectionRatio = 0, total = 0;
+};
+
+void printDiameters(Findings &found) {
   std::printf("\n[1] Diameter in inter-node hops\n");
   std::printf("    claim: 2-4 inter-node hops beyond 100K chips\n");
   std::printf("    %-28s %9s %6s %6s %9s  %s\n", "railx grid x chips, rails",
@@ -143,6 +163,9 @@ void printDiameters() {
     if (!build(g, c))
       continue;
     int64_t d = g.diameter();
+    found.allDiametersInRange &= d >= 2 && d <= 4;
+    if (c.rows == 112 && c.rails == kClaimRails && !c.directed)
+      found.claimDiameter = d;
     std::printf("    %-28s %9s %6d %6d %9lld  %s\n", config(c).c_str(),
                 grouped(static_cast<double>(g.nodes * g.chipsPerNode)).c_str(),
                 g.row.diameter, g.col.diameter, static_cast<long long>(d),
@@ -193,7 +216,7 @@ SpeedClassPrice &class800(PriceTable &p) {
 /// What moves the ratios and the total: one price or design choice at a
 /// time, then all prices at the low and at the high end of their ranges
 /// (docs/railx.md, "Network cost").
-void printSensitivity(const FabricGraph &g) {
+void printSensitivity(const FabricGraph &g, MarkdownDoc &doc) {
   struct Variant {
     const char *name;
     PriceTable prices;
@@ -237,11 +260,20 @@ void printSensitivity(const FabricGraph &g) {
               "800G class):\n");
   std::printf("    %-44s %9s %9s %6s %9s %9s\n", "variant", "railx", "fat-tree",
               "tiers", "inj ratio", "bis ratio");
+  MarkdownTable &t = doc.table(
+      "What moves the figures (800G class; transceiver / OCS port / fibre)");
+  t.header = {"prices", "RailX", "fat-tree", "tiers", "injection ratio",
+              "bisection ratio"};
   for (const Variant &v : variants) {
     ComparisonResult r = compareWithFatTree(g, v.prices);
     if (!r.ok())
       continue;
     const FatTreeComparison &k = r.comparison;
+    t.row({v.name, usd(k.fabric.parts.totalUsd),
+           usd(k.fatTree.cost.parts.totalUsd),
+           std::to_string(k.fatTree.tiers),
+           format("%.1f %%", 100 * k.injectionRatio),
+           format("%.1f %%", 100 * k.bisectionRatio)});
     std::printf("    %-44s %9s %9s %6lld %8.1f%% %8.1f%%\n", v.name,
                 usd(k.fabric.parts.totalUsd).c_str(),
                 usd(k.fatTree.cost.parts.totalUsd).c_str(),
@@ -250,7 +282,7 @@ void printSensitivity(const FabricGraph &g) {
   }
 }
 
-bool printComparison(const RailXConfig &c) {
+bool printComparison(const RailXConfig &c, Findings &found, MarkdownDoc &doc) {
   std::printf("\n[2] Cost per bandwidth against a fat-tree of the same chips "
               "and per-chip injection\n");
   std::printf("    claim: per injection (all-reduce) bandwidth < 10%% of the "
@@ -266,6 +298,9 @@ bool printComparison(const RailXConfig &c) {
   }
   const FatTreeComparison &k = r.comparison;
   const FatTreeDesign &ft = k.fatTree;
+  found.injectionRatio = k.injectionRatio;
+  found.bisectionRatio = k.bisectionRatio;
+  found.total = k.fabric.parts.totalUsd;
   std::printf(
       "    railx %s at 800 Gb/s: %s chips, %.2f TB/s injection per "
       "chip, diameter %lld\n",
@@ -293,11 +328,11 @@ bool printComparison(const RailXConfig &c) {
               "USD per GB/s of bisection", perGBps(k.fabric.costPerBisection),
               perGBps(ft.cost.costPerBisection), 100 * k.bisectionRatio,
               "< 50%", k.bisectionRatio < 0.50 ? "yes" : "no");
-  printSensitivity(g);
+  printSensitivity(g, doc);
   return true;
 }
 
-void printTotals() {
+void printTotals(MarkdownDoc &doc) {
   std::printf("\n[3] Total network cost at 200K chips\n");
   std::printf("    claim: about $1.3B for 200K chips at 1.8 TB/s per chip "
               "($6,500 per chip, $3.6 per GB/s)\n");
@@ -308,12 +343,18 @@ void printTotals() {
     const char *reading;
   };
   const std::vector<Row> rows = {
+      {{112, 112, 16, kClaimRails, false},
+       "1.8 TB/s both ways, NVLink 5's reading: ours"},
       {{112, 112, 16, 72, false}, "1.8 TB/s per direction"},
       {{112, 112, 16, 144, true}, "1.8 TB/s per direction"},
       {{112, 112, 16, 144, false}, "twice the rails: 3.6 TB/s"},
-      {{112, 112, 16, 36, false}, "1.8 TB/s counted both ways"},
   };
   const double claim = 1.3e9;
+  MarkdownTable &t = doc.table("Total at 200K chips under each reading of "
+                               "\"1.8 TB per-chip bandwidth\"");
+  t.header = {"fabric (112 x 112 nodes x 16 chips)", "reading",
+              "TB/s per chip and direction", "800G ports per chip", "diameter",
+              "total", "per chip", "vs the abstract's $1.3B"};
   for (const Row &row : rows) {
     FabricGraph g;
     if (!build(g, row.c))
@@ -331,6 +372,10 @@ void printTotals() {
                 static_cast<long long>(g.diameter()),
                 usd(n.parts.totalUsd).c_str(), usd(perChip).c_str(),
                 perChip / (n.injectionPerChip / 1e9), n.parts.totalUsd / claim);
+    t.row({config(row.c), row.reading,
+           format("%.2f", n.injectionPerChip / 1e12), format("%.0f", ports),
+           std::to_string(g.diameter()), usd(n.parts.totalUsd), usd(perChip),
+           format("%.2fx", n.parts.totalUsd / claim)});
   }
   // The per-port price the claim implies, for both readings of 1.8 TB/s.
   PriceTable p;
@@ -345,6 +390,57 @@ void printTotals() {
   std::printf("      %s per port if it counts both directions (9 ports per "
               "chip)\n",
               usd(claim / (chips * 9)).c_str());
+  t.notes.push_back(
+      format("A RailX port (800G transceiver + OCS port + fibre) costs %s at "
+             "the default prices; the abstract's total implies %s per port "
+             "under our reading (9 ports per chip) and %s if 1.8 TB/s were "
+             "per direction (18).",
+             usd(perPort).c_str(), usd(claim / (chips * 9)).c_str(),
+             usd(claim / (chips * 18)).c_str()));
+}
+
+/// The claims of the abstract beside our figures on the decided fabric.
+bool printClaims(const Findings &f, MarkdownDoc &doc) {
+  const double claim = 1.3e9, within = 1.5;
+  const double ratio = f.total / claim;
+  struct Claim {
+    std::string what, paper, ours;
+    bool met;
+  };
+  const std::vector<Claim> claims = {
+      {"diameter beyond 100K chips", "2-4 inter-node hops",
+       format("%lld on the 200K fabric; every grid of [1] in 2-4: %s",
+              static_cast<long long>(f.claimDiameter),
+              f.allDiametersInRange ? "yes" : "no"),
+       f.claimDiameter >= 2 && f.claimDiameter <= 4 && f.allDiametersInRange},
+      {"cost per injection (all-reduce) bandwidth", "< 10 % of a fat-tree's",
+       format("%.1f %%", 100 * f.injectionRatio), f.injectionRatio < 0.10},
+      {"cost per bisection (all-to-all) bandwidth", "< 50 % of a fat-tree's",
+       format("%.1f %%", 100 * f.bisectionRatio), f.bisectionRatio < 0.50},
+      {"network cost, 200K chips at 1.8 TB/s per chip", "about $1.3B",
+       format("%s (%.2fx)", usd(f.total).c_str(), ratio),
+       ratio < within && ratio > 1 / within},
+  };
+  std::printf("\n[5] The abstract's claims on 112x112 x16, R=%lld (1.8 TB/s "
+              "per chip both ways, default prices)\n",
+              static_cast<long long>(kClaimRails));
+  MarkdownTable &t = doc.table(
+      format("The abstract's claims on 112 x 112 x 16, R = %lld (1.8 TB/s "
+             "per chip counted both ways, default prices)",
+             static_cast<long long>(kClaimRails)));
+  t.header = {"claim", "paper", "ours", "met"};
+  bool all = true;
+  for (const Claim &c : claims) {
+    std::printf("    %-46s %-24s %-52s %s\n", c.what.c_str(), c.paper.c_str(),
+                c.ours.c_str(), c.met ? "yes" : "NO");
+    t.row({c.what, c.paper, c.ours,
+           c.met ? "yes" : "**no**"});
+    all &= c.met;
+  }
+  t.notes.push_back(format("The total counts as met within %.1fx of the "
+                           "abstract's figure (issue 17's target).",
+                           within));
+  return all;
 }
 
 void printScale(const Timed &t100, const Timed &t200, double baseline) {
@@ -369,7 +465,8 @@ void printScale(const Timed &t100, const Timed &t200, double baseline) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  MarkdownDoc doc("bench-railx", argc, argv);
   // Part 4 runs first, so that the peak memory it reports is the build's.
   const double baseline = peakRssBytes();
   Timed t100 = timeBuildAndAnalyse({80, 80, 16, 40, false});
@@ -379,9 +476,19 @@ int main() {
               "our model\n");
   std::printf("prices: PriceTable defaults, sources and assumptions in "
               "docs/railx.md (Network cost)\n");
-  printDiameters();
-  printComparison({112, 112, 16, 72, false});
-  printTotals();
+  Findings found;
+  printDiameters(found);
+  bool compared =
+      printComparison({112, 112, 16, kClaimRails, false}, found, doc);
+  printTotals(doc);
   printScale(t100, t200, baseline);
-  return t100.ok && t200.ok ? 0 : 1;
+  // The claims table leads the markdown: put it first.
+  MarkdownDoc claimsFirst("bench-railx", argc, argv);
+  bool claimsMet = printClaims(found, claimsFirst);
+  claimsFirst.append(doc);
+  if (!claimsFirst.write())
+    return 1;
+  std::printf("\n%s\n", claimsMet ? "all four claims met"
+                                    : "a claim is not met (see [5])");
+  return t100.ok && t200.ok && compared ? 0 : 1;
 }

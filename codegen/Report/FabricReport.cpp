@@ -30,13 +30,16 @@ json report::fabricAnalysisJson(plx::FabricOp fabricOp) {
   j["diameter_hops"] = graph.diameter();
   j["bisection_bandwidth_bytes_per_s"] = graph.bisectionBandwidth();
   fabric::ComparisonResult compared =
-      fabric::compareWithFatTree(graph, fabric::PriceTable{});
+      fabric::compareWithFatTree(graph, fabricOp.getPriceTable());
   if (!compared.ok()) {
     j["cost_error"] = compared.problems.front();
     return j;
   }
   const fabric::FatTreeComparison &c = compared.comparison;
   j["injection_bandwidth_per_chip_bytes_per_s"] = c.fabric.injectionPerChip;
+  // Whose prices the cost is counted at: the fabric's `prices { ... }`
+  // block or the defaults of dialects/Common/Prices.h (docs/railx.md).
+  j["prices"] = fabricOp.getPricesAttr() ? "spec" : "defaults";
   j["cost_usd"] = c.fabric.parts.totalUsd;
   j["cost_per_injection_bandwidth"] = c.fabric.costPerInjection;
   j["cost_per_bisection_bandwidth"] = c.fabric.costPerBisection;

@@ -262,8 +262,15 @@ static void printFabricAnalysis(const json &f, std::ostream &os) {
                   "bisection bandwidth",
                   f["fat_tree_ratio"]["injection"].get<double>(),
                   f["fat_tree_ratio"]["bisection"].get<double>());
-    os << ", network cost $"
-       << report::formatDecimal(f["cost_usd"].get<double>(), "") << ratio;
+    os << ", injection "
+       << report::formatDecimal(
+              f["injection_bandwidth_per_chip_bytes_per_s"].get<double>(),
+              "B/s")
+       << " per chip and direction, network cost $"
+       << report::formatDecimal(f["cost_usd"].get<double>(), "") << " at "
+       << (f["prices"].get<std::string>() == "spec" ? "the spec's"
+                                                     : "default")
+       << " prices" << ratio;
   }
   os << "\n";
 }

@@ -13,6 +13,7 @@
 #ifndef PLEXUS_PASSES_FABRIC_NETWORKCOST_H
 #define PLEXUS_PASSES_FABRIC_NETWORKCOST_H
 
+#include "dialects/Common/Prices.h"
 #include "passes/Fabric/FabricGraph.h"
 
 #include <cstdint>
@@ -20,37 +21,6 @@
 #include <vector>
 
 namespace plexus::fabric {
-
-/// Prices of the parts that run at one line rate. Electrical switches are
-/// priced per port; the radix is the port count of one switch box at this
-/// rate, which sets the tiers of the equivalent fat-tree.
-struct SpeedClassPrice {
-  double gbps = 0;           ///< line rate, Gb/s per direction
-  double transceiverUsd = 0; ///< one pluggable optical transceiver
-  double switchPortUsd = 0;  ///< one electrical packet-switch port
-  int64_t switchRadix = 0;   ///< ports of one electrical switch box
-  double nicPortUsd = 0;     ///< one NIC port (0: the chip drives optics)
-};
-
-/// The price table. Defaults are documented in docs/railx.md ("Network
-/// cost"): sourced figures and our assumptions are marked there.
-struct PriceTable {
-  /// One port of an optical circuit switch (a MEMS OCS prorated per port).
-  double ocsPortUsd = 300;
-  /// Ports of one OCS box; a rail that needs more is flagged (a rail's
-  /// circuits must sit in one OCS to be one reconfigurable cycle).
-  int64_t ocsRadix = 300;
-  /// One fibre cable (duplex or MPO, tens of metres) between two ports.
-  double fibreUsd = 50;
-  /// Line-rate classes, ascending by gbps. A link is priced as the slowest
-  /// class at least as fast as it.
-  std::vector<SpeedClassPrice> speeds = {
-      // gbps, transceiver, switch port, switch radix, NIC port
-      {400, 350, 400, 128, 0},
-      {800, 600, 800, 64, 0},
-      {1600, 1100, 1400, 64, 0},
-  };
-};
 
 /// Counted parts and their prices. Counts are whole parts; prices in USD.
 struct CostBreakdown {

@@ -321,3 +321,105 @@ Attribute FaultsAttr::parse(AsmParser &parser, Type) {
       [&] { return parser.emitError(parser.getNameLoc()); },
       parser.getContext(), chips, links, ports);
 }
+
+//===----------------------------------------------------------------------===//
+// PricesAttr
+//===----------------------------------------------------------------------===//
+
+namespace {
+plexus::fabric::PriceTable priceTableOf(double ocsPort, int64_t ocsRadix,
+                                        double fibre,
+                                        ArrayRef<Real> speeds) {
+  plexus::fabric::PriceTable table;
+  table.ocsPortUsd = ocsPort;
+  table.ocsRadix = ocsRadix;
+  table.fibreUsd = fibre;
+  table.speeds.clear();
+  for (size_t i = 0; i + 4 < speeds.size(); i += 5)
+    table.speeds.push_back({speeds[i], speeds[i + 1], speeds[i + 2],
+                            static_cast<int64_t>(speeds[i + 3]),
+                            speeds[i + 4]});
+  return table;
+}
+} // namespace
+
+LogicalResult PricesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 Real ocsPort, int64_t ocsRadix, Real fibre,
+                                 ArrayRef<Real> speeds) {
+  if (speeds.size() % 5)
+    return emitError() << "prices hold five numbers per speed class, got "
+                       << speeds.size();
+  for (size_t i = 3; i < speeds.size(); i += 5)
+    if (speeds[i] != std::floor(double(speeds[i])))
+      return emitError() << "a switch radix is a whole number, got "
+                         << speeds[i];
+  auto problems = plexus::fabric::checkPrices(
+      priceTableOf(ocsPort, ocsRadix, fibre, speeds));
+  if (!problems.empty())
+    return emitError() << problems.front().message;
+  return success();
+}
+
+plexus::fabric::PriceTable PricesAttr::toPriceTable() const {
+  return priceTableOf(getOcsPort(), getOcsRadix(), getFibre(), getSpeeds());
+}
+
+PricesAttr PricesAttr::get(MLIRContext *context,
+                           const plexus::fabric::PriceTable &table) {
+  SmallVector<Real> speeds;
+  for (const plexus::fabric::SpeedClassPrice &c : table.speeds)
+    speeds.append({Real(c.gbps), Real(c.transceiverUsd),
+                   Real(c.switchPortUsd),
+                   Real(static_cast<double>(c.switchRadix)),
+                   Real(c.nicPortUsd)});
+  return get(context, table.ocsPortUsd, table.ocsRadix, table.fibreUsd,
+             speeds);
+}
+
+void PricesAttr::print(AsmPrinter &printer) const {
+  printer << "<ocs_port = " << getOcsPort()
+          << ", ocs_radix = " << getOcsRadix() << ", fibre = " << getFibre()
+          << ", speeds = [";
+  ArrayRef<Real> speeds = getSpeeds();
+  for (size_t i = 0; i + 4 < speeds.size(); i += 5) {
+    printer << (i ? ", (" : "(");
+    for (size_t k = 0; k < 5; ++k)
+      printer << (k ? ", " : "") << speeds[i + k];
+    printer << ")";
+  }
+  printer << "]>";
+}
+
+Attribute PricesAttr::parse(AsmParser &parser, Type) {
+  FailureOr<Real> ocsPort, fibre;
+  int64_t ocsRadix = 0;
+  SmallVector<Real> speeds;
+  auto parseClass = [&]() -> ParseResult {
+    if (parser.parseLParen())
+      return failure();
+    for (unsigned k = 0; k < 5; ++k) {
+      if (k && parser.parseComma())
+        return failure();
+      FailureOr<Real> value = parseF64Param(parser);
+      if (failed(value))
+        return failure();
+      speeds.push_back(*value);
+    }
+    return parser.parseRParen();
+  };
+  if (parser.parseLess() || parser.parseKeyword("ocs_port") ||
+      parser.parseEqual() || failed(ocsPort = parseF64Param(parser)) ||
+      parser.parseComma() || parser.parseKeyword("ocs_radix") ||
+      parser.parseEqual() || parser.parseInteger(ocsRadix) ||
+      parser.parseComma() || parser.parseKeyword("fibre") ||
+      parser.parseEqual() || failed(fibre = parseF64Param(parser)) ||
+      parser.parseComma() || parser.parseKeyword("speeds") ||
+      parser.parseEqual() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     parseClass) ||
+      parser.parseGreater())
+    return {};
+  return PricesAttr::getChecked(
+      [&] { return parser.emitError(parser.getNameLoc()); },
+      parser.getContext(), *ocsPort, ocsRadix, *fibre, speeds);
+}

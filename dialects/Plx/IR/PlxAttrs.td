@@ -194,6 +194,35 @@ def Plx_FaultsAttr : Plx_Attr<"Faults", "faults"> {
   }];
 }
 
+def Plx_PricesAttr : Plx_Attr<"Prices", "prices"> {
+  let summary = "The price table a fabric's network is bought at";
+  let description = [{
+    USD per optical circuit switch port, ports of one OCS, USD per fibre,
+    and one tuple per line-rate class, ascending: (Gb/s per direction,
+    transceiver, electrical switch port, switch radix, NIC port). The rules
+    are `dialects/Common/Prices.h`'s; a fabric without the attribute is
+    priced at that file's defaults.
+
+    ```mlir
+    #plx.prices<ocs_port = 300.0, ocs_radix = 300, fibre = 50.0,
+                speeds = [(400.0, 350.0, 400.0, 128.0, 0.0),
+                          (800.0, 600.0, 800.0, 64.0, 0.0)]>
+    ```
+
+    Stored flattened: `speeds` holds five numbers per class.
+  }];
+  let parameters = (ins Plx_F64Param:$ocs_port, "int64_t":$ocs_radix,
+                        Plx_F64Param:$fibre,
+                        ArrayRefParameter<"::plexus::plx::Real">:$speeds);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    ::plexus::fabric::PriceTable toPriceTable() const;
+    static PricesAttr get(::mlir::MLIRContext *context,
+                          const ::plexus::fabric::PriceTable &table);
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Strategies
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,7 @@
 #include "dialects/Common/ChipCatalog.h"
 #include "dialects/Common/TransformerShape.h"
 #include "dialects/Common/Faults.h"
+#include "dialects/Common/Prices.h"
 #include "dialects/Common/TopologyShape.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"

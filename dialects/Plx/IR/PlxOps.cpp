@@ -110,6 +110,12 @@ plexus::fabric::TopologyShape FabricOp::getTopologyShape() {
   return topologyShapeOf(getTopology());
 }
 
+plexus::fabric::PriceTable FabricOp::getPriceTable() {
+  if (PricesAttr prices = getPricesAttr())
+    return prices.toPriceTable();
+  return {};
+}
+
 plexus::fabric::FabricFaults FabricOp::getFaults() {
   if (auto failed = getFailedAttr())
     return failed.toFaults();

@@ -67,7 +67,9 @@ def Plx_FabricOp : Plx_Op<"fabric", [Symbol]> {
     joined by `intra_node` links of `intra_node_bandwidth` bytes/s per chip
     and direction (an integer);
     nodes by the `topology`. The verifier applies the sizing rules of
-    `dialects/Common/TopologyShape.h`.
+    `dialects/Common/TopologyShape.h`. `prices`, when present, is the price
+    table the network's cost is counted at (else the defaults of
+    `dialects/Common/Prices.h`).
 
     ```mlir
     plx.fabric @cluster chip <name = "A100_40GB", ...> nodes 8 x 8
@@ -80,11 +82,12 @@ def Plx_FabricOp : Plx_Op<"fabric", [Symbol]> {
                        Plx_IntraNodeAttr:$intra_node,
                        Plx_I64Attr:$intra_node_bandwidth,
                        Plx_TopologyAttr:$topology,
-                       OptionalAttr<Plx_FaultsAttr>:$failed);
+                       OptionalAttr<Plx_FaultsAttr>:$failed,
+                       OptionalAttr<Plx_PricesAttr>:$prices);
   let assemblyFormat = [{
     $sym_name `chip` $chip `nodes` $nodes `x` $chips_per_node
     `intra_node` custom<IntraNode>($intra_node) $intra_node_bandwidth
-    `topology` $topology (`failed` $failed^)?
+    `topology` $topology (`failed` $failed^)? (`prices` $prices^)?
     attr-dict
   }];
   let hasVerifier = 1;
@@ -94,6 +97,8 @@ def Plx_FabricOp : Plx_Op<"fabric", [Symbol]> {
     ::plexus::fabric::TopologyShape getTopologyShape();
     /// The failed parts (empty when the op has no `failed` list).
     ::plexus::fabric::FabricFaults getFaults();
+    /// The network's price table (the defaults when the op has no `prices`).
+    ::plexus::fabric::PriceTable getPriceTable();
   }];
 }
 

@@ -169,3 +169,24 @@ plx.fabric @f chip <name = "x", bf16_flops = 1.0e12, fp8_flops = 0.0, hbm_bytes 
 
 // expected-error @below {{expected 'row' or 'col'}}
 plx.fabric @f chip <name = "x", bf16_flops = 1.0e12, fp8_flops = 0.0, hbm_bytes = 1000000000, hbm_bandwidth = 1.0e11, nvlink_bandwidth = 0.0> nodes 9 x 1 intra_node nvswitch 0 topology #plx.railx<rows = 3, cols = 3, rails = 1, link_bandwidth = 1.0e11> failed <port(diag, 0, 0, 0)>
+
+// -----
+
+// A price table keeps dialects/Common/Prices.h's rules.
+// expected-error @below {{speed classes must have distinct rates, ascending}}
+plx.fabric @f chip <name = "x", bf16_flops = 1.0e12, fp8_flops = 0.0, hbm_bytes = 1000000000, hbm_bandwidth = 1.0e11, nvlink_bandwidth = 0.0> nodes 2 x 1 intra_node nvswitch 0 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.0e9> prices <ocs_port = 300.0, ocs_radix = 300, fibre = 50.0, speeds = [(800.0, 600.0, 800.0, 64.0, 0.0), (400.0, 350.0, 400.0, 128.0, 0.0)]>
+
+// -----
+
+// expected-error @below {{an OCS has at least 2 ports, got ocs_radix = 1}}
+plx.fabric @f chip <name = "x", bf16_flops = 1.0e12, fp8_flops = 0.0, hbm_bytes = 1000000000, hbm_bandwidth = 1.0e11, nvlink_bandwidth = 0.0> nodes 2 x 1 intra_node nvswitch 0 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.0e9> prices <ocs_port = 300.0, ocs_radix = 1, fibre = 1.0, speeds = [(800.0, 600.0, 800.0, 64.0, 0.0)]>
+
+// -----
+
+// expected-error @below {{a switch radix is a whole number, got 6.4}}
+plx.fabric @f chip <name = "x", bf16_flops = 1.0e12, fp8_flops = 0.0, hbm_bytes = 1000000000, hbm_bandwidth = 1.0e11, nvlink_bandwidth = 0.0> nodes 2 x 1 intra_node nvswitch 0 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.0e9> prices <ocs_port = 300.0, ocs_radix = 300, fibre = 5.0, speeds = [(800.0, 600.0, 800.0, 6.4, 0.0)]>
+
+// -----
+
+// expected-error @below {{the price table has no speed class}}
+plx.fabric @f chip <name = "x", bf16_flops = 1.0e12, fp8_flops = 0.0, hbm_bytes = 1000000000, hbm_bandwidth = 1.0e11, nvlink_bandwidth = 0.0> nodes 2 x 1 intra_node nvswitch 0 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.0e9> prices <ocs_port = 300.0, ocs_radix = 300, fibre = 5.0, speeds = []>

@@ -230,15 +230,17 @@ TEST(NetworkCost, ErrorsAreValues) {
 
 // ---------------------------------------------------------------------------
 // The RailX abstract's claims (arXiv 2507.18889), on the fabric of
-// examples/railx-200k.plx with the rails that give 1.8 TB/s per chip per
-// direction: 112 x 112 nodes of 16 chips (200,704 chips), 800 Gb/s links,
-// 72 undirected rails per dimension (2 x 72 x 2 x 100 GB/s / 16 = 1.8 TB/s).
-// Prices: the PriceTable defaults (docs/railx.md, "Network cost").
+// examples/railx-200k.plx: 112 x 112 nodes of 16 chips (200,704 chips),
+// 800 Gb/s links, 36 undirected rails per dimension. "1.8 TB per-chip
+// bandwidth" is read as NVLink 5's 1.8 TB/s is stated, both directions
+// together (docs/railx.md, "Which 1.8 TB/s"): 2 x 36 x 2 x 100 GB/s / 16 =
+// 900 GB/s per direction. Prices: the PriceTable defaults (docs/railx.md,
+// "Network cost").
 // ---------------------------------------------------------------------------
 
 namespace {
 
-FabricGraph railx200k() { return built(railx(112, 112, 72), 112 * 112, 16); }
+FabricGraph railx200k() { return built(railx(112, 112, 36), 112 * 112, 16); }
 
 } // namespace
 
@@ -246,14 +248,15 @@ FabricGraph railx200k() { return built(railx(112, 112, 72), 112 * 112, 16); }
 // Tolerance: none (hop counts are exact). All-to-all rows and columns give
 // 2; half the rails (36 < (112-1)/2) give 2 hops per dimension, 4 in all.
 TEST(RailXClaims, DiameterTwoToFourHopsBeyond100K) {
-  EXPECT_EQ(railx200k().diameter(), 2);
-  EXPECT_EQ(built(railx(112, 112, 36), 112 * 112, 16).diameter(), 4);
+  EXPECT_EQ(railx200k().diameter(), 4);
+  EXPECT_EQ(built(railx(112, 112, 72), 112 * 112, 16).diameter(), 2);
   EXPECT_EQ(built(railx(80, 80, 40), 80 * 80, 16).diameter(), 2);
 }
 
 // Claim: cost per injection (all-reduce) bandwidth < 10% of a fat-tree's.
 // Tolerance: the bound itself. Ours: 8.96% = (600 + 300 + 50) / (7 x 800 +
-// 8 x 600 + 4 x 50) per 800G port, against a 4-tier tree of 64-port
+// 8 x 600 + 4 x 50) per 800G port and plane, against a 4-tier tree (9
+// planes) of 64-port
 // switches (3 tiers hold only 65,536 ends). The margin is thin: a 3-tier
 // tree (radix >= 74) would give 12.3% and miss the claim.
 TEST(RailXClaims, InjectionCostUnderTenPercentOfFatTree) {
@@ -261,8 +264,8 @@ TEST(RailXClaims, InjectionCostUnderTenPercentOfFatTree) {
   ComparisonResult r = compareWithFatTree(g, PriceTable());
   ASSERT_TRUE(r.ok());
   const FatTreeComparison &c = r.comparison;
-  EXPECT_DOUBLE_EQ(c.fabric.injectionPerChip, 1.8e12);
-  EXPECT_EQ(c.fatTree.planes, 18);
+  EXPECT_DOUBLE_EQ(c.fabric.injectionPerChip, 0.9e12);
+  EXPECT_EQ(c.fatTree.planes, 9);
   EXPECT_EQ(c.fatTree.tiers, 4);
   EXPECT_NEAR(c.injectionRatio, 950.0 / 10600.0, 1e-12);
   EXPECT_LT(c.injectionRatio, 0.10);
@@ -270,48 +273,51 @@ TEST(RailXClaims, InjectionCostUnderTenPercentOfFatTree) {
 
 // Claim: cost per bisection (all-to-all) bandwidth < 50% of a fat-tree's.
 // Tolerance: the bound itself. A column split of the grid cuts only row
-// links, about half of them, so RailX's bisection is about 1/7 of its total
-// injection (50.1 PB/s of 361 PB/s) against 1/2 for the non-blocking tree:
-// the ratio is about 3.6x the injection ratio, 32.3% here.
+// links, and with rows of 112 on 36 rings fewer than half of them, so
+// RailX's bisection is about 1/9.4 of its total injection against 1/2 for
+// the non-blocking tree: the ratio is about 4.7x the injection ratio.
 TEST(RailXClaims, BisectionCostUnderHalfOfFatTree) {
   FabricGraph g = railx200k();
   ComparisonResult r = compareWithFatTree(g, PriceTable());
   ASSERT_TRUE(r.ok());
   const FatTreeComparison &c = r.comparison;
-  const double treeBisection = 18.0 * (200704 / 2) * kB;
+  const double treeBisection = 9.0 * (200704 / 2) * kB;
   EXPECT_DOUBLE_EQ(c.fatTree.cost.bisection, treeBisection);
   EXPECT_NEAR(c.bisectionRatio,
               c.injectionRatio * treeBisection / c.fabric.bisection, 1e-12);
-  EXPECT_GT(c.bisectionRatio, 0.30);
+  EXPECT_GT(c.bisectionRatio, 0.40);
   EXPECT_LT(c.bisectionRatio, 0.50);
 }
 
-// Claim: "about $1.3B to interconnect 200K chips with 1.8 TB/s per chip".
-// Tolerance we would accept: +-15%. NOT MET with our default prices: the
-// fabric has 18 ports of 800 Gb/s per chip, 3,612,672 in all, each a
-// transceiver ($600) + an OCS port ($300) + a fibre ($50) = $950, total
-// $3.43B = 2.64x the claim. The claim needs $360 per port (per-direction
-// reading) or $720 (if 1.8 TB/s counts both directions, 9 ports per chip).
-// This test pins our figure so that a change of prices or counting shows.
-TEST(RailXClaims, TotalCost200KChipsNotReproduced) {
+// Claim: "about $1.3B to interconnect 200K chips with 1.8 TB per-chip
+// bandwidth". Tolerance: 1.5x (issue 17's target; the prices are
+// assumptions, docs/railx.md 6.3). The fabric has 9 ports of 800 Gb/s per
+// chip, 1,806,336 in all, each a transceiver ($600) + an OCS port ($300) + a
+// fibre ($50) = $950: $1,716,019,200 = 1.32x the claim. Read per direction
+// (72 rails, 18 ports per chip) the same prices give twice that, 2.64x.
+TEST(RailXClaims, TotalCost200KChipsWithinOneAndAHalf) {
   FabricGraph g = railx200k();
   CostResult r = networkCost(g, PriceTable());
   ASSERT_TRUE(r.ok());
   const CostBreakdown &b = r.cost.parts;
   EXPECT_EQ(r.cost.chips, 200704);
-  EXPECT_EQ(b.transceivers, 3612672);
-  EXPECT_EQ(b.ocsPorts, 3612672);
-  EXPECT_EQ(b.ocsUnits, 2 * 112 * 72);
-  EXPECT_DOUBLE_EQ(b.totalUsd, 3612672.0 * 950);
+  EXPECT_EQ(b.transceivers, 1806336);
+  EXPECT_EQ(b.ocsPorts, 1806336);
+  EXPECT_EQ(b.ocsUnits, 2 * 112 * 36);
+  EXPECT_DOUBLE_EQ(b.totalUsd, 1806336.0 * 950);
   const double claim = 1.3e9, ratio = b.totalUsd / claim;
-  EXPECT_FALSE(ratio > 0.85 && ratio < 1.15) << "claim now met: update docs";
-  EXPECT_NEAR(ratio, 2.64, 0.01);
-  // At the claim's implied $360 per port the model gives the claim back.
+  EXPECT_LT(ratio, 1.5);
+  EXPECT_GT(ratio, 1 / 1.5);
+  CostResult perDirection =
+      networkCost(built(railx(112, 112, 72), 112 * 112, 16), PriceTable());
+  ASSERT_TRUE(perDirection.ok());
+  EXPECT_DOUBLE_EQ(perDirection.cost.parts.totalUsd, 2 * b.totalUsd);
+  // At the claim's implied $720 per port the model gives the claim back.
   PriceTable implied;
   implied.ocsPortUsd = 0;
   implied.fibreUsd = 0;
   for (SpeedClassPrice &s : implied.speeds)
     if (s.gbps == 800)
-      s.transceiverUsd = claim / 3612672.0;
+      s.transceiverUsd = claim / 1806336.0;
   EXPECT_NEAR(networkCost(g, implied).cost.parts.totalUsd, claim, 1.0);
 }
