@@ -1589,15 +1589,25 @@ private:
     }
     static const Block empty;
     BlockReader r(v.block ? *v.block : empty, "chip '" + v.name + "'", v.loc,
-                  {"bf16", "fp8", "hbm", "hbm_bw", "nvlink"}, outer.diags());
+                  {"bf16", "fp8", "hbm", "hbm_bw", "nvlink", "overlap_slowdown",
+                   "overlap_comm_efficiency"},
+                  outer.diags());
     auto bf16 = r.real("bf16", custom, Dimension::FlopsPerSecond, 1e6, 1e18);
     auto fp8 = r.real("fp8", false, Dimension::FlopsPerSecond, 0.0, 1e18);
     auto hbm =
         r.integer("hbm", custom, 1 << 20, int64_t(1) << 50, Dimension::Bytes);
     auto hbmBw = r.real("hbm_bw", custom, Dimension::BytesPerSecond, 1e6, 1e15);
     auto nvlink = r.real("nvlink", false, Dimension::BytesPerSecond, 0.0, 1e15);
+    auto overlapSlowdown =
+        r.real("overlap_slowdown", false, Dimension::Count, 0.0, 4.0);
+    auto overlapComm =
+        r.real("overlap_comm_efficiency", false, Dimension::Count, 0.01, 1.0);
     if (r.failed())
       return false;
+    if (overlapSlowdown)
+      f.chip.overlapComputeSlowdown = *overlapSlowdown;
+    if (overlapComm)
+      f.chip.overlapCommEfficiency = *overlapComm;
     if (bf16)
       f.chip.bf16Flops = *bf16;
     if (fp8)

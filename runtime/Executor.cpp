@@ -609,8 +609,9 @@ struct StepExecutor::State {
       if (!gathered[block(l)])
         return Status::error(
             "the parameters of layer " + num(l) +
-            " are not gathered (ZeRO-3: gatherParams before each forward "
-            "and backward that uses them)");
+            " are not gathered (ZeRO-3: gatherParams before the layer's "
+            "first use and again after each reduce-scatter of its "
+            "gradients)");
     if (head && config.tiedEmbeddings && !gathered[block(0)])
       return Status::error("the tied head needs the embedding, which is "
                            "gathered with layer 0, and it is not gathered");
@@ -1095,7 +1096,6 @@ Status StepExecutor::forward(int64_t stage, LayerRange layers, const Work &work,
     ws->fwd.at = layers.end;
     ws->fwd.t = std::move(x);
   }
-  st.release(layers);
   return Status::success();
 }
 
@@ -1202,7 +1202,6 @@ Status StepExecutor::backward(int64_t stage, LayerRange layers,
     ws->bwd.at = layers.begin;
     ws->bwd.t = std::move(dy);
   }
-  st.release(layers);
   st.dropIfEmpty(r.key);
   return Status::success();
 }
@@ -1442,6 +1441,10 @@ Status StepExecutor::reduceScatterGrads(const Group &group, LayerRange layers,
   for (int64_t i = 0; i < shard; ++i)
     (*acc)[i] += out[i];
   st.zeroGrads(layers);
+  // Under ZeRO-3 the chunk's full weights are held from its gather until
+  // its gradients are reduced (per micro-batch, or once per step).
+  if (chunk)
+    st.release(layers);
   return Status::success();
 }
 

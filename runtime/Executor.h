@@ -23,8 +23,9 @@
 //    (the split-sequence case of Concertina DPP, runtime/Model.h);
 //  * the parameters: the stage's full weights (data parallel), or under
 //    ZeRO-3 this rank's shard of every gathered layer chunk, with the full
-//    weights of a chunk present only between its gather and the compute op
-//    that uses them;
+//    weights of a chunk present between its gather and the reduce-scatter
+//    of its gradients (each micro-batch, or once per step) or the step's
+//    end;
 //  * the gradients: a local accumulator for the stage and, once a
 //    collective has summed part of it over a group, the reduced gradient
 //    (a shard, or a full sum) that the optimizer will apply.
@@ -196,8 +197,8 @@ public:
   //===--- Collectives over parameters and gradients -------------------===//
 
   /// ZeRO-3 all-gather: the shards of `layers` become the full parameters
-  /// of the range, usable until the end of the next forward or backward
-  /// that uses each layer (a recompute does not release them). The first
+  /// of the range, usable by every forward, recompute and backward until
+  /// the range's gradients are reduce-scattered (or the step ends). The first
   /// gather of a range makes it a chunk; chunks must not overlap. bytes:
   /// the shard * planElementBytes, within planElementBytes + one byte per
   /// piece the plan may round on its own (each layer, the embedding, the

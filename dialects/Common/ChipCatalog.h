@@ -16,6 +16,19 @@
 
 namespace plexus::cost {
 
+/// How much slower a chip computes while a collective runs beside it on the
+/// communication stream (the collective's kernels take SMs and HBM
+/// bandwidth): compute under overlap takes (1 + this) times as long. 0.189
+/// is the mean slowdown Lee et al. measured over GPT and Llama training
+/// kernels on A100, H100, MI250 and MI210 (arXiv 2507.03114, "average
+/// computational slowdown of 18.9%, with a maximum of 40.0%");
+/// docs/cost-model.md, "Overlap".
+inline constexpr double kDefaultOverlapComputeSlowdown = 0.189;
+/// The share of its bandwidth a collective on the communication stream
+/// achieves while compute runs beside it; docs/cost-model.md, "Overlap",
+/// gives the source and the calibration rows that set it.
+inline constexpr double kDefaultOverlapCommEfficiency = 0.9;
+
 /// Peak figures of one accelerator (or CPU socket). Units are base SI units:
 /// FLOP/s, bytes, bytes/s. A figure of 0 means "not supported" (FP8 on A100).
 struct ChipSpec {
@@ -27,6 +40,9 @@ struct ChipSpec {
   double hbmBandwidth = 0;    // device memory bandwidth, bytes/s
   double nvlinkBandwidth = 0; // per-chip NVLink bandwidth, bytes/s, both
                               // directions summed (NVIDIA's convention)
+  /// Compute and a stream collective running together (above).
+  double overlapComputeSlowdown = kDefaultOverlapComputeSlowdown;
+  double overlapCommEfficiency = kDefaultOverlapCommEfficiency;
 };
 
 /// All catalog entries, in a fixed order (stable output).

@@ -1,6 +1,8 @@
 //===- StepPlanners.cpp - Static layouts as planned training steps --------===//
 #include "passes/Baselines/StepPlanners.h"
 
+#include "passes/Cost/Overlap.h"
+
 #include "passes/Baselines/StaticSp.h"
 
 #include <algorithm>
@@ -298,7 +300,10 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
                                      w.paramShardBytes) +
                             time(prog::CommKind::ReduceScatter, zeroRanks,
                                  w.paramShardBytes * zeroWays);
-            layer = std::max(layer, stream);
+            // Both contend for the chip (passes/Cost/Overlap.h), as in
+            // the simulator.
+            layer = cost::Overlap::of(model.chip).concurrentSeconds(layer,
+                                                                    stream);
           }
           t += layer;
           kept += w.keptBytes;

@@ -117,8 +117,10 @@ ChunkTimes workTimes(const DppModel &m, const Chunk &c) {
 
 ChunkTimes chunkTimes(const DppModel &m, const Chunk &c) {
   ChunkTimes t = workTimes(m, c);
-  t.forwardMs = std::max(t.forwardMs, m.zeroForwardMs);
-  t.backwardMs = std::max(t.backwardMs, m.zeroBackwardMs);
+  if (m.zeroForwardMs > 0)
+    t.forwardMs = m.overlap.concurrentSeconds(t.forwardMs, m.zeroForwardMs);
+  if (m.zeroBackwardMs > 0)
+    t.backwardMs = m.overlap.concurrentSeconds(t.backwardMs, m.zeroBackwardMs);
   return t;
 }
 

@@ -44,6 +44,7 @@
 #ifndef PLEXUS_PASSES_DYNAMICPP_DPPCOSTMODEL_H
 #define PLEXUS_PASSES_DYNAMICPP_DPPCOSTMODEL_H
 
+#include "passes/Cost/Overlap.h"
 #include "passes/Checkpoint/ActivationMemory.h"
 #include "passes/DynamicPP/Chunk.h"
 
@@ -66,6 +67,9 @@ struct DppModel {
   /// backward gathers them again and reduce-scatters their gradients, so a
   /// pass takes at least that long (0: no floor).
   double zeroForwardMs = 0, zeroBackwardMs = 0;
+  /// How the ZeRO-3 stream and the chunk's work share the chip
+  /// (passes/Cost/Overlap.h, as the simulator has it).
+  cost::Overlap overlap = cost::Overlap::none();
   double memoryMB = 0;               // G: memory per GPU
   std::vector<double> modelStatesMB; // M_ms(p), one per stage
   bool chargeTailKv = true;          // a tail slice keeps K/V and dK/dV too

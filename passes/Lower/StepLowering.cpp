@@ -284,11 +284,13 @@ public:
   }
 
   void forward(const ChunkWork &w) {
-    if (zero3())
+    // Once per step: only the rank's first forward gathers its stage.
+    const bool gathers = zero3() && (!oncePerStep() || firstForward);
+    if (gathers)
       gather(opLayers.front());
     for (size_t i = 0; i < opLayers.size(); ++i) {
       auto [a, b] = opLayers[i];
-      if (zero3()) {
+      if (gathers) {
         ctx.program.ops.push_back(prog::Op::wait(0));
         if (i + 1 < opLayers.size())
           gather(opLayers[i + 1]);
@@ -316,11 +318,15 @@ public:
   void backward(const ChunkWork &w) {
     std::vector<std::pair<int64_t, int64_t>> order(opLayers.rbegin(),
                                                    opLayers.rend());
-    if (zero3())
+    // Once per step the weights stay gathered and the gradients accumulate:
+    // only the rank's last backward reduces them.
+    const bool gathers = zero3() && !oncePerStep();
+    const bool reduces = zero3() && (!oncePerStep() || lastBackward);
+    if (gathers)
       gather(order.front());
     for (size_t i = 0; i < order.size(); ++i) {
       auto [a, b] = order[i];
-      if (zero3()) {
+      if (gathers) {
         // The previous group's reduce-scatter may still run on.
         ctx.program.ops.push_back(prog::Op::wait(i > 0 ? 1 : 0));
         if (i + 1 < order.size())
@@ -328,7 +334,7 @@ public:
       }
       if (!w.idle())
         backwardOf(w, a, b);
-      if (zero3()) {
+      if (reduces) {
         // Gradients of the layers, reduced onto their owners (a multiple
         // of the group size, as reduce-scatter needs).
         zeroCollective(prog::CommKind::ReduceScatter,
@@ -350,6 +356,7 @@ public:
 
 private:
   bool zero3() const { return ctx.model.zero == 3 && ctx.zeroWays > 1; }
+  bool oncePerStep() const { return ctx.model.zeroOncePerStep; }
 
   const ChunkLayerCost &layer(const ChunkWork &w, int64_t l) const {
     return w.layers[static_cast<size_t>(l - begin)];
@@ -480,6 +487,9 @@ public:
   /// The chunk the next forward or backward runs (its parameters are what
   /// ZeRO gathers).
   const ChunkWork *work = nullptr;
+  /// TrainModel::zeroOncePerStep: the next forward is the rank's first of
+  /// the step (it gathers), the next backward its last (it reduces).
+  bool firstForward = false, lastBackward = false;
 
 private:
   RankContext &ctx;
@@ -675,7 +685,17 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
   // stage (they all emit as many ops) to count every program's ops, so
   // that the second emits into programs of the right capacity.
   std::vector<size_t> opCounts(static_cast<size_t>(world), 0);
+  // TrainModel::zeroOncePerStep: where each rank's last backward of the
+  // step is (phase, group, step index), found by the counting pass; and
+  // whether a rank has run its first forward yet, per pass.
+  struct Where {
+    size_t phase = 0, group = 0, step = 0;
+    bool set = false;
+  };
+  std::vector<Where> lastBackwardOf(static_cast<size_t>(world));
+  std::vector<char> forwarded;
   auto emitPhases = [&](bool countOnly) -> std::string {
+  forwarded.assign(static_cast<size_t>(world), 0);
   for (size_t i = 0; i < schedule.phases.size(); ++i) {
     const SchedulePhase &phase = schedule.phases[i];
     for (size_t gi = 0; gi < phase.groups.size(); ++gi) {
@@ -721,6 +741,12 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
           if (pos.stage != s)
             continue;
           const int64_t r = group.firstRank + local;
+          if (countOnly) {
+            const std::vector<StageStep> &mine = steps[static_cast<size_t>(s)];
+            for (size_t j = 0; j < mine.size(); ++j)
+              if (mine[j].kind == StepKind::Backward)
+                lastBackwardOf[static_cast<size_t>(r)] = {i, gi, j, true};
+          }
           if (countOnly && counted) {
             opCounts[static_cast<size_t>(r)] += count;
             continue;
@@ -736,15 +762,24 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
                           program,
                           interner};
           PassEmitter emit(ctx, group, pos);
-          for (const StageStep &st : steps[static_cast<size_t>(s)]) {
+          const Where &last = lastBackwardOf[static_cast<size_t>(r)];
+          const std::vector<StageStep> &mine = steps[static_cast<size_t>(s)];
+          for (size_t j = 0; j < mine.size(); ++j) {
+            const StageStep &st = mine[j];
             const ChunkWork &w = works[static_cast<size_t>(st.position)];
             const int64_t tag = 2 * w.chunk->id;
             emit.work = &w;
             switch (st.kind) {
             case StepKind::Forward:
+              emit.firstForward = !forwarded[static_cast<size_t>(r)];
+              forwarded[static_cast<size_t>(r)] = 1;
               emit.forward(w);
               break;
             case StepKind::Backward:
+              // The counting pass does not know yet: it reduces in every
+              // backward, which only over-reserves.
+              emit.lastBackward = countOnly || (last.set && last.phase == i &&
+                                                last.group == gi && last.step == j);
               emit.backward(w);
               break;
             case StepKind::SendActivations:
@@ -881,6 +916,10 @@ LoweredStep lowerPipelinedStep(const PipelinedStepPlan &plan,
     out.error = error;
     return out;
   }
-  return lowerSchedule(scheduleOf(plan), model, options);
+  // A dynamic pipeline's runtime runs ZeRO-3 as its tailored FSDP does:
+  // once per step (TrainModel::zeroOncePerStep), whoever planned it.
+  TrainModel once = model;
+  once.zeroOncePerStep = true;
+  return lowerSchedule(scheduleOf(plan), once, options);
 }
 } // namespace plexus::lower

@@ -16,6 +16,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <optional>
 #include <queue>
 #include <set>
 #include <sstream>
@@ -145,6 +146,9 @@ private:
                        int64_t k, bool async);
   bool streamComplete(double t, int64_t r);
   bool streamStart(double t, int64_t r);
+  /// A stream collective runs on rank r from t to streamEnd: slow the
+  /// rank's running compute op (SimOptions::overlap).
+  void retime(int64_t r, double t, double streamEnd);
   int64_t outstanding(int64_t r) const {
     return static_cast<int64_t>(stream[r].size());
   }
@@ -157,6 +161,8 @@ private:
   /// Rank r's next op (`stream`: its stream's running op) ends at t.
   /// Events are ordered by time, then by the highest rank of r's class.
   void schedule(double t, int64_t r, bool stream = false) {
+    if (!stream)
+      nextStep[r] = t;
     events.push({t, (stream ? n : 0) + keyOf[r]});
   }
   /// Adds a finished interval of rank r to its totals (in the order the
@@ -215,6 +221,18 @@ private:
   std::vector<bool> streamBusy, waiting;
   std::vector<double> waitStart;
   std::vector<double> streamOpStart; ///< when the running stream op started
+  /// Contention (SimOptions::overlap): when the running stream op ends,
+  /// and the rank's running compute op: recorded when it ends, since a
+  /// stream op that starts during it slows it (issueCollective re-times
+  /// it); `work` is its seconds alone. A rank's main-flow event that is not
+  /// at nextStep (a re-timed op's old end) is stale.
+  struct RunningCompute {
+    Span span;
+    bool recompute = false;
+    double work = 0;
+  };
+  std::vector<double> streamOpEnd, nextStep;
+  std::vector<std::optional<RunningCompute>> running;
   std::map<std::pair<std::string, int64_t>, Instance> instances;
   /// validate(): each distinct member list, sorted, and what is wrong
   /// with it (null: nothing).
@@ -476,6 +494,13 @@ bool Simulator::issueCollective(double t, int64_t r, const Op &op,
   double seconds = 0;
   if (!commTime(req, seconds))
     return false;
+  // A collective on the communication stream shares the chip with compute
+  // (SimOptions::overlap).
+  bool onStream = true;
+  for (const Arrival &a : inst.arrivals)
+    onStream = onStream && a.async;
+  if (onStream)
+    seconds = options.overlap.streamSeconds(seconds);
   double end = t + seconds;
   Span s;
   if (options.keepSpans)
@@ -490,6 +515,8 @@ bool Simulator::issueCollective(double t, int64_t r, const Op &op,
     record(a.rank, Span(s));
     if (a.async) {
       streamOpStart[a.rank] = t;
+      streamOpEnd[a.rank] = end;
+      retime(a.rank, t, end);
       schedule(end, a.rank, /*stream=*/true); // the stream's op completes
     } else {
       ++pc[a.rank];
@@ -537,8 +564,32 @@ bool Simulator::streamComplete(double t, int64_t r) {
   return streamStart(t, r);
 }
 
+void Simulator::retime(int64_t r, double t, double streamEnd) {
+  if (!running[r] || !(running[r]->span.end > t))
+    return;
+  RunningCompute &c = *running[r];
+  // Started at this instant (its rank issued it before the collective's
+  // last member arrived): timed as if issued beside the collective, the
+  // same figure a run with the other order gives. Else what is left of it
+  // is slowed from now on.
+  const double end =
+      c.span.start == t
+          ? t + options.overlap.dilatedCompute(c.work, streamEnd - t)
+          : t + options.overlap.dilatedCompute(c.span.end - t, streamEnd - t);
+  if (end == c.span.end)
+    return;
+  c.span.end = end;
+  schedule(end, r); // the old end's event is stale
+}
+
 bool Simulator::step(double t, int64_t r) {
   const std::vector<Op> &ops = programs[r].ops;
+  if (t != nextStep[r])
+    return true; // a re-timed compute op's old end
+  if (running[r]) {
+    record(r, std::move(running[r]->span), running[r]->recompute);
+    running[r].reset();
+  }
   if (pc[r] >= ops.size()) {
     if (outstanding(r) > 0) { // the end waits for the stream to drain
       waiting[r] = true;
@@ -560,12 +611,19 @@ bool Simulator::step(double t, int64_t r) {
       s.name = op.label.empty() ? toString(op.computeKind) : op.label;
     s.category = toString(op.computeKind);
     s.start = t;
-    s.end = t + op.seconds;
+    // Slowed while the stream's running collective lasts.
+    const double seconds =
+        streamBusy[r] && streamOpEnd[r] > t
+            ? options.overlap.dilatedCompute(op.seconds, streamOpEnd[r] - t)
+            : op.seconds;
+    s.end = t + seconds;
     s.opIndex = static_cast<int64_t>(pc[r]);
     s.isCompute = true;
-    record(r, std::move(s), op.computeKind == ComputeKind::Recompute);
     ++pc[r];
-    schedule(t + op.seconds, r);
+    schedule(s.end, r);
+    running[r] = RunningCompute{std::move(s),
+                                op.computeKind == ComputeKind::Recompute,
+                                op.seconds};
     return true;
   }
   case OpKind::Send:
@@ -710,6 +768,9 @@ SimResult Simulator::run() {
   waiting.assign(n, false);
   waitStart.assign(n, 0.0);
   streamOpStart.assign(n, 0.0);
+  streamOpEnd.assign(n, 0.0);
+  nextStep.assign(n, 0.0);
+  running.assign(n, std::nullopt);
   for (int64_t r = 0; r < n; ++r) {
     memory[r] = programs[r].initialMemoryBytes;
     result.ranks[r].peakMemoryBytes = memory[r];

@@ -46,6 +46,7 @@
 #ifndef PLEXUS_PASSES_SIMULATE_EVENTSIMULATOR_H
 #define PLEXUS_PASSES_SIMULATE_EVENTSIMULATOR_H
 
+#include "passes/Cost/Overlap.h"
 #include "passes/Program/Program.h"
 
 #include <cstdint>
@@ -101,6 +102,12 @@ struct SimOptions {
   /// list. Contention is modelled between the programs' transfers, not
   /// between copies of one transfer in other replicas.
   int64_t replicas = 1;
+  /// Compute and stream collectives contending (passes/Cost/Overlap.h): a
+  /// collective on the communication stream runs at commEfficiency of its
+  /// duration callback's bandwidth, and compute that runs while one does
+  /// is slowed by computeSlowdown for as long as the overlap lasts. The
+  /// drivers set the chip's figures; the default is no contention.
+  cost::Overlap overlap = cost::Overlap::none();
 };
 
 /// Why a simulation has no result.

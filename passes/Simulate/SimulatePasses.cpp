@@ -182,7 +182,8 @@ struct SimulatePass : sim::impl::SimulatePassBase<SimulatePass> {
   LogicalResult placedChips(ModuleOp module, size_t ranks,
                             fabric::FabricGraph &graph,
                             std::vector<fabric::ChipRef> &chips,
-                            fabric::CollectiveParams &params, double &peak) {
+                            fabric::CollectiveParams &params, double &peak,
+                            cost::Overlap &overlap) {
     auto job = dyn_cast_or_null<plan::JobOp>(
         SymbolTable::lookupSymbolIn(module, jobName));
     if (!job)
@@ -208,6 +209,7 @@ struct SimulatePass : sim::impl::SimulatePassBase<SimulatePass> {
         static_cast<double>(fabricOp.getIntraNodeBandwidth());
     if (peak == 0)
       peak = fabricOp.getChip().getBf16Flops();
+    overlap = cost::Overlap::of(fabricOp.getChip().toChipSpec());
     for (int64_t r = 0; r < job.getRanks(); ++r) {
       auto [node, local] = job.chipOf(r);
       chips.push_back({node, local});
@@ -236,7 +238,7 @@ struct SimulatePass : sim::impl::SimulatePassBase<SimulatePass> {
     }
     if (!jobName.empty()) {
       if (failed(placedChips(module, programs->programs.size(), graph, chips,
-                             params, peak)))
+                             params, peak, options.overlap)))
         return signalPassFailure();
       if (!(commEfficiency > 0) || commEfficiency > 1) {
         module.emitError("plx-simulate needs 0 < comm-efficiency <= 1");

@@ -166,8 +166,12 @@ int64_t residentBytes(const TrainModel &model, const GroupLayout &layout,
   params = ceilDiv(params, layout.tp);
   auto states = cost::modelStateBytesPerChip(params, model.zero, zeroWays);
   int64_t bytes = states.ok() ? states.value : 0;
-  if (model.zero == 3 && zeroWays > 1)
-    bytes += 2 * ceilDiv(largestOp, layout.tp) * e;
+  if (model.zero == 3 && zeroWays > 1) {
+    if (model.zeroOncePerStep)
+      bytes += 2 * params * e; // the stage's weights and gradients, whole
+    else
+      bytes += 2 * ceilDiv(largestOp, layout.tp) * e;
+  }
   return bytes;
 }
 

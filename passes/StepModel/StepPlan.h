@@ -33,6 +33,14 @@ struct TrainModel {
   /// The attention kernel's activations without checkpointing (fused
   /// unless the strategy says `attention = eager`).
   cost::AttentionKernel attention = cost::AttentionKernel::Fused;
+  /// ZeRO-3 as a pipeline's tailored FSDP does it (InfiniPipe): each rank
+  /// gathers its stage's weights once, layer by layer in its first forward
+  /// of the step, keeps them and accumulates its gradients whole, and
+  /// reduce-scatters them once, layer by layer in its last backward.
+  /// Otherwise every forward gathers and every backward gathers again and
+  /// reduce-scatters (DeepSpeed's ZeRO-3 per micro-batch). Set by the
+  /// dynamic-pipeline planner (docs/lowering.md, "ZeRO-3").
+  bool zeroOncePerStep = false;
 };
 
 /// How a group's ranks split the work. degree() = ulysses * tp * cp * pp.

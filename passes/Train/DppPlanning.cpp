@@ -63,6 +63,7 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
   // is the planner's to choose.
   m.checkpointing = cost::Checkpointing::Selective;
   m.zero = 3;
+  m.zeroOncePerStep = true;
   const double rate = m.chip.bf16Flops * m.efficiency;
   if (!(rate > 0))
     return R::fail("the chip has no BF16 peak");
@@ -111,35 +112,13 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
     out.allToAllGBps = 1.0 / slope / 1e9;
     out.allToAllLatencyMs =
         std::max(0.0, t1.seconds - static_cast<double>(small) * slope) * 1e3;
-    // Two exposed layer gathers per chunk and stage, over the stage.
-    auto w = step::layerWork(m, {ds, 1, 1, dp}, {1}, 0, ds);
-    if (!w.ok())
-      return R::fail(w.problems.front().message);
-    prog::CommTime g =
-        timeOn(comm, prog::CommKind::AllGather, ds, w.value.paramShardBytes);
-    if (!g.error.empty())
-      return R::fail(g.error);
-    out.beta1 = 2 * g.seconds * 1e3 * static_cast<double>(dp);
-    // The ZeRO-3 stream of one chunk on one stage: every layer of the
-    // stage gathered in the forward, gathered again and its gradients
-    // reduce-scattered in the backward (the lowering's collectives).
-    double gatherMs = 0, scatterMs = 0;
-    for (int64_t l = 0; l < shape.layers / dp; ++l) {
-      auto lw = step::layerWork(m, {ds, 1, 1, dp}, {1}, l, ds);
-      if (!lw.ok())
-        return R::fail(lw.problems.front().message);
-      prog::CommTime ag =
-          timeOn(comm, prog::CommKind::AllGather, ds, lw.value.paramShardBytes);
-      prog::CommTime rs = timeOn(comm, prog::CommKind::ReduceScatter, ds,
-                                lw.value.paramShardBytes * ds);
-      if (!ag.error.empty() || !rs.error.empty())
-        return R::fail(ag.error.empty() ? rs.error : ag.error);
-      gatherMs += ag.seconds * 1e3;
-      scatterMs += rs.seconds * 1e3;
-    }
-    out.zeroForwardMs = gatherMs;
-    out.zeroBackwardMs = gatherMs + scatterMs;
   }
+  // ZeRO-3 runs once per step (TrainModel::zeroOncePerStep): each stage
+  // gathers its weights beside its first forward and reduces its
+  // gradients beside its last backward, so a chunk pays no ZeRO-3 cost
+  // (beta1 and the floors stay 0) and the stage holds its whole weights
+  // and gradients (modelStatesMB, below).
+  out.overlap = cost::Overlap::of(m.chip);
 
   out.backwardWorkingMemory = true; // the lowering's recompute transient
   const double usable = static_cast<double>(setup.memoryBytes) / kMB;
@@ -217,6 +196,7 @@ baselines::NamedPlan planDynamicPp(const baselines::TrainSetup &setup,
   out.name = name;
   out.model = setup.model;
   out.model.zero = 3;
+  out.model.zeroOncePerStep = true;
   out.layout = {layout.spDegree, 1, 1, layout.stages};
   if (lengths.empty()) {
     out.error = "the batch is empty";

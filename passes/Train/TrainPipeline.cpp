@@ -145,6 +145,7 @@ StepSimulation simulateStep(const baselines::NamedPlan &plan,
   options.peakFlopsPerRank = plan.model.chip.bf16Flops;
   options.keepSpans = keepSpans;
   options.replicas = replicas;
+  options.overlap = cost::Overlap::of(plan.model.chip);
   out.flops = lowered.totalFlops;
   out.result = sim::simulate(lowered.programs, options);
   if (!out.result.ok()) {

@@ -4,29 +4,29 @@
 
 // plx-checkpoint plans the checkpointing of every pipeline of a pipelined
 // step again, keeping its chunks and their order (the job of
-// test/Passes/plx-dynamic-pp.mlir: 2 stages of 2 layers, 8 chunks).
+// test/Passes/plx-dynamic-pp.mlir: 2 stages of 2 layers, 15 chunks).
 // Full checkpointing recomputes both layers of every chunk on both stages,
 // takes longer and needs less memory than the adaptive plan (the input's,
-// which plx-dynamic-pp.mlir checks live: time 0.0061... s, peak 1894... bytes).
+// which plx-dynamic-pp.mlir checks live: time 0.0056... s, peak 1918... bytes).
 // RUN: plx-opt %s -plx-checkpoint=strategy=full | FileCheck %s --check-prefix=FULL
-// FULL:      plan.step @dpp_step0 index 0 world 8 time 0.0067{{[0-9]*}} peak_mem 1444{{[0-9]+}}
-// FULL:        plan.chunk 7 hybrid
-// FULL-NEXT:   plan.remat stage 0 layers [2, 2, 2, 2, 2, 2, 2, 2]
-// FULL-NEXT:   plan.remat stage 1 layers [2, 2, 2, 2, 2, 2, 2, 2]
+// FULL:      plan.step @dpp_step0 index 0 world 8 time 0.0061{{[0-9]*}} peak_mem 1468{{[0-9]+}}
+// FULL:        plan.chunk 14 packed
+// FULL-NEXT:   plan.remat stage 0 layers [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]
+// FULL-NEXT:   plan.remat stage 1 layers [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]
 
 // Adaptive again gives the planner's own checkpointing back.
 // RUN: plx-opt %s -plx-checkpoint | FileCheck %s --check-prefix=SAME
-// SAME: plan.remat stage 0 layers [2, 2, 1, 1, 2, 2, 1, 1]
-// SAME: plan.remat stage 1 layers [2, 1, 1, 1, 2, 1, 1, 1]
+// SAME: plan.remat stage 0 layers [2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 1, 1, 0, 2, 0]
+// SAME: plan.remat stage 1 layers [2, 2, 1, 1, 1, 1, 1, 2, 2, 1, 1, 0, 0, 2, 0]
 
 // One uniform count: the least that fits everywhere, or the one given.
 // RUN: plx-opt %s -plx-checkpoint='strategy=uniform layers=2' | FileCheck %s --check-prefix=UNIFORM
-// UNIFORM: plan.remat stage 0 layers [2, 2, 2, 2, 2, 2, 2, 2]
+// UNIFORM: plan.remat stage 0 layers [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]
 
 // Without checkpointing the chunks do not fit: the error names the stage,
 // the chunks and the memory.
 // RUN: not plx-opt %s -plx-checkpoint=strategy=none 2>&1 | FileCheck %s --check-prefix=NONE
-// NONE: error: 'plan.step' op cannot plan its checkpointing: pipeline 0: stage 0 holds chunks {0, 1, 2, 3, 4} at once: {{.*}} MB of activations without checkpointing, but only {{.*}} MB are free beside the model states
+// NONE: error: 'plan.step' op cannot plan its checkpointing: pipeline 0: stage 0 holds chunks {0, 1, 2, 3, 4, 5, 6, 7} at once: {{.*}} MB of activations without checkpointing, but only {{.*}} MB are free beside the model states
 
 // Bad options.
 // RUN: not plx-opt %s -plx-checkpoint=strategy=most 2>&1 | FileCheck %s --check-prefix=STRATEGY
@@ -47,18 +47,26 @@ module {
     plan.comm_group @dp2 ring ranks [2, 6] order [2, 6] hops 4
     plan.comm_group @dp3 ring ranks [3, 7] order [3, 7] hops 4
   }
-  plan.step @dpp_step0 index 0 world 8 time 0.006160802801143934 peak_mem 189458432 job @dpp strategy "dpp" lengths [512, 512, 512, 512, 512, 512, 16384, 512, 512, 512, 512, 512, 512, 16384, 512, 512] bubble 0.14449946382503487 {
-    plan.pipeline 0 stages 2 sp 4 nsplit 4 time 0.006160802801143934 bubble 0.14449946382503487 backward [3, 2, 1, 0, 7, 6, 5, 4] {
-      plan.chunk 0 split slices [6:0-6732] time 0.0004977721631780699 mem 79276032
-      plan.chunk 1 split slices [6:6732-10668] time 0.0004981006341092877 mem 46350336
-      plan.chunk 2 split slices [6:10668-13756] time 0.0004978221798785616 mem 36364288
-      plan.chunk 3 hybrid slices [6:13756-16384, 0:0-512, 2:0-512, 4:0-512, 7:0-512, 9:0-512, 11:0-512, 14:0-512] time 0.0006279385500487589 mem 69482496
-      plan.chunk 4 split slices [13:0-6732] time 0.0004977721631780699 mem 79276032
-      plan.chunk 5 split slices [13:6732-10668] time 0.0004981006341092877 mem 46350336
-      plan.chunk 6 split slices [13:10668-13756] time 0.0004978221798785616 mem 36364288
-      plan.chunk 7 hybrid slices [13:13756-16384, 1:0-512, 3:0-512, 5:0-512, 8:0-512, 10:0-512, 12:0-512, 15:0-512] time 0.0006279385500487589 mem 69482496
-      plan.remat stage 0 layers [2, 2, 1, 1, 2, 2, 1, 1]
-      plan.remat stage 1 layers [2, 1, 1, 1, 2, 1, 1, 1]
+  plan.step @dpp_step0 index 0 world 8 time 0.005640272240700355 peak_mem 191891456 job @dpp strategy "dpp" lengths [512, 512, 512, 512, 512, 512, 16384, 512, 512, 512, 512, 512, 512, 16384, 512, 512] bubble 0.10350940007857268 {
+    plan.pipeline 0 stages 2 sp 4 nsplit 7 time 0.005640272240700355 bubble 0.10350940007857268 backward [6, 5, 4, 3, 2, 1, 0, 13, 12, 11, 10, 9, 8, 7, 14] {
+      plan.chunk 0 split slices [6:0-4516] time 0.00027090152900642107 mem 53180416
+      plan.chunk 1 split slices [6:4516-7376] time 0.0002706648868037299 mem 33679360
+      plan.chunk 2 split slices [6:7376-9656] time 0.0002708000516533147 mem 26849280
+      plan.chunk 3 split slices [6:9656-11612] time 0.0002711806594790905 mem 23033856
+      plan.chunk 4 split slices [6:11612-13348] time 0.00027082348111455066 mem 20443136
+      plan.chunk 5 split slices [6:13348-14928] time 0.0002710611623171122 mem 18606080
+      plan.chunk 6 hybrid slices [6:14928-16384, 0:0-512, 2:0-512, 4:0-512, 7:0-512, 9:0-512] time 0.00036358175856361863 mem 44670976
+      plan.chunk 7 split slices [13:0-4516] time 0.00027090152900642107 mem 53180416
+      plan.chunk 8 split slices [13:4516-7376] time 0.0002706648868037299 mem 33679360
+      plan.chunk 9 split slices [13:7376-9656] time 0.0002708000516533147 mem 26849280
+      plan.chunk 10 split slices [13:9656-11612] time 0.0002711806594790905 mem 23033856
+      plan.chunk 11 split slices [13:11612-13348] time 0.00027082348111455066 mem 20443136
+      plan.chunk 12 split slices [13:13348-14928] time 0.0002710611623171122 mem 18606080
+      plan.chunk 13 hybrid slices [13:14928-16384, 1:0-512, 3:0-512, 5:0-512, 8:0-512, 10:0-512] time 0.00036358175856361863 mem 44670976
+      plan.chunk 14 packed slices [11:0-512, 12:0-512, 14:0-512, 15:0-512] time 0.00010637996236564604 mem 22020096
+      plan.remat stage 0 layers [2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 1, 1, 0, 2, 0]
+      plan.remat stage 1 layers [2, 2, 1, 1, 1, 1, 1, 2, 2, 1, 1, 0, 0, 2, 0]
     }
   }
 }
+

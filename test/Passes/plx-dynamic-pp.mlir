@@ -12,17 +12,21 @@
 // sequences, and the stages checkpoint some layers of the chunks.
 // RUN: plx-opt %s -plx-dynamic-pp | FileCheck %s
 // CHECK:      plan.step @dpp_step0 index 0 world 8 {{.*}} job @dpp strategy "dpp" lengths [512, 512, 512, 512, 512, 512, 16384,
-// CHECK-NEXT:   plan.pipeline 0 stages 2 sp 4 nsplit 4 time {{.*}} backward [3, 2, 1, 0, 7, 6, 5, 4] {
-// CHECK-NEXT:     plan.chunk 0 split slices [6:0-6732]
-// CHECK-NEXT:     plan.chunk 1 split slices [6:6732-10668]
-// CHECK-NEXT:     plan.chunk 2 split slices [6:10668-13756]
-// CHECK-NEXT:     plan.chunk 3 hybrid slices [6:13756-16384, 0:0-512,
-// CHECK-NEXT:     plan.chunk 4 split slices [13:0-6732]
-// CHECK:          plan.chunk 7 hybrid slices [13:13756-16384,
+// CHECK-NEXT:   plan.pipeline 0 stages 2 sp 4 nsplit 7 time {{.*}} backward [6, 5, 4, 3, 2, 1, 0, 13, 12, 11, 10, 9, 8, 7, 14] {
+// CHECK-NEXT:     plan.chunk 0 split slices [6:0-4516]
+// CHECK-NEXT:     plan.chunk 1 split slices [6:4516-7376]
+// CHECK-NEXT:     plan.chunk 2 split slices [6:7376-9656]
+// CHECK-NEXT:     plan.chunk 3 split slices [6:9656-11612]
+// CHECK-NEXT:     plan.chunk 4 split slices [6:11612-13348]
+// CHECK-NEXT:     plan.chunk 5 split slices [6:13348-14928]
+// CHECK-NEXT:     plan.chunk 6 hybrid slices [6:14928-16384, 0:0-512,
+// CHECK-NEXT:     plan.chunk 7 split slices [13:0-4516]
+// CHECK:          plan.chunk 13 hybrid slices [13:14928-16384,
+// CHECK-NEXT:     plan.chunk 14 packed slices
 // Stage 0 holds more chunks at once than stage 1, so it checkpoints at
 // least as many layers of every chunk.
-// CHECK-NEXT:     plan.remat stage 0 layers [2, 2, 1, 1, 2, 2, 1, 1]
-// CHECK-NEXT:     plan.remat stage 1 layers [2, 1, 1, 1, 2, 1, 1, 1]
+// CHECK-NEXT:     plan.remat stage 0 layers [2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 1, 1, 0, 2, 0]
+// CHECK-NEXT:     plan.remat stage 1 layers [2, 2, 1, 1, 1, 1, 1, 2, 2, 1, 1, 0, 0, 2, 0]
 
 // The plan verifies (every token of every sequence in exactly one chunk),
 // lowers to one program per rank with the slices in order, and runs.
@@ -42,8 +46,8 @@
 // PACKED-NOT:  split
 // RUN: plx-opt %s -plx-dynamic-pp=mode=even | FileCheck %s --check-prefix=EVEN
 // EVEN:      strategy "seq1f1b"
-// EVEN:      plan.chunk 0 split slices [6:0-4096]
-// EVEN-NEXT: plan.chunk 1 split slices [6:4096-8192]
+// EVEN:      plan.chunk 0 split slices [6:0-2048]
+// EVEN-NEXT: plan.chunk 1 split slices [6:2048-4096]
 
 // Without checkpointing the long sequences do not fit at any slice count:
 // the error names the stage, the chunks and the memory.
@@ -53,7 +57,7 @@
 // The adaptive plan's time and peak memory (plx-checkpoint.mlir compares
 // full checkpointing with them: slower, less memory).
 // RUN: plx-opt %s -plx-dynamic-pp | FileCheck %s --check-prefix=ADAPTIVE
-// ADAPTIVE: plan.step @dpp_step0 index 0 world 8 time 0.0061{{[0-9]*}} peak_mem 1894{{[0-9]+}}
+// ADAPTIVE: plan.step @dpp_step0 index 0 world 8 time 0.0056{{[0-9]*}} peak_mem 1918{{[0-9]+}}
 
 module {
   plx.model @small <layers = 4, hidden = 512, heads = 8, kv_heads = 8, head_dim = 64, ffn = 2048, vocab = 1000>

@@ -189,7 +189,8 @@ LogicalResult SyntheticAgentAttr::verify(
 
 LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                StringRef name, Real bf16, Real fp8, int64_t hbm,
-                               Real hbmBw, Real nvlink) {
+                               Real hbmBw, Real nvlink, Real overlapSlowdown,
+                               Real overlapCommEfficiency) {
   if (name.empty())
     return emitError() << "chip needs a name";
   if (!(bf16 > 0))
@@ -202,6 +203,12 @@ LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "chip hbm_bandwidth must be positive";
   if (!(nvlink >= 0))
     return emitError() << "chip nvlink_bandwidth must be non-negative";
+  if (!(overlapSlowdown >= 0 && overlapSlowdown <= 4))
+    return emitError() << "chip overlap_slowdown must be in [0, 4], got "
+                       << overlapSlowdown.value;
+  if (!(overlapCommEfficiency > 0 && overlapCommEfficiency <= 1))
+    return emitError() << "chip overlap_comm_efficiency must be in (0, 1], got "
+                       << overlapCommEfficiency.value;
   return success();
 }
 
@@ -214,6 +221,8 @@ plexus::cost::ChipSpec ChipAttr::toChipSpec() const {
   chip.hbmBytes = getHbmBytes();
   chip.hbmBandwidth = getHbmBandwidth();
   chip.nvlinkBandwidth = getNvlinkBandwidth();
+  chip.overlapComputeSlowdown = getOverlapSlowdown();
+  chip.overlapCommEfficiency = getOverlapCommEfficiency();
   return chip;
 }
 

@@ -236,20 +236,22 @@ TEST(PipelineLowering, OneChunkOpsAndFlopsByHand) {
       EXPECT_DOUBLE_EQ(b.seconds, bwd / 1e12);
       EXPECT_EQ(b.memoryDeltaBytes, -24576);
     }
-    // ZeRO-3: a gather ahead of each layer of each pass, a reduce-scatter
-    // after each backward layer, a wait before each layer; an all-to-all
+    // ZeRO-3 once per step (a dynamic pipeline's tailored FSDP): a gather
+    // ahead of each layer of the rank's first forward, a wait before each
+    // of those layers, a reduce-scatter after each layer of its last
+    // backward (one chunk: the only forward and backward); an all-to-all
     // per layer and pass of 48 tokens * 48 elements * 2 bytes. Each rank's
     // shard of a layer is 2848 parameters * 2 bytes / 2 = 2848 bytes; layer
     // 0 adds its half of the embedding, 512 * 2 / 2 = 512, and layer 3
     // (the model's last) its half of the final norm and the head,
     // (16 + 512) * 2 / 2 = 528.
-    EXPECT_EQ(countCollectives(p, prog::CommKind::AllGather, true), 4u);
+    EXPECT_EQ(countCollectives(p, prog::CommKind::AllGather, true), 2u);
     EXPECT_EQ(countCollectives(p, prog::CommKind::ReduceScatter, true), 2u);
-    EXPECT_EQ(countOps(p, prog::OpKind::Wait), 4u);
+    EXPECT_EQ(countOps(p, prog::OpKind::Wait), 2u);
     EXPECT_EQ(countCollectives(p, prog::CommKind::AllToAll, false), 4u);
     EXPECT_EQ(countOps(p, prog::OpKind::Send), 1u);
     EXPECT_EQ(countOps(p, prog::OpKind::Recv), 1u);
-    EXPECT_EQ(p.ops.size(), 20u);
+    EXPECT_EQ(p.ops.size(), 16u);
     for (const prog::Op &op : p.ops) {
       if (op.kind == prog::OpKind::Collective) {
         EXPECT_EQ(op.ranks, (std::vector<int64_t>{2 * stage, 2 * stage + 1}));
@@ -276,13 +278,15 @@ TEST(PipelineLowering, OneChunkOpsAndFlopsByHand) {
     }
     // Model states of 2 layers plus the embedding (stage 0: 6208
     // parameters) or the final norm and the head (stage 1: 6224), at 16
-    // bytes over 2 ranks, plus two gathered layers of 2848 bf16 parameters
-    // (the prefetch buffers hold layers only).
+    // bytes over 2 ranks, plus the stage's whole bf16 weights and
+    // gradients, held for the step.
     const int64_t params = 2 * 2848 + (stage == 0 ? 512 : 16 + 512);
     EXPECT_EQ(params, stage == 0 ? 6208 : 6224);
-    EXPECT_EQ(p.initialMemoryBytes, 16 * params / 2 + 2 * 2848 * 2);
+    EXPECT_EQ(p.initialMemoryBytes, 16 * params / 2 + 2 * params * 2);
+    TrainModel once = toyModel();
+    once.zeroOncePerStep = true;
     EXPECT_EQ(p.initialMemoryBytes,
-              residentBytes(toyModel(), GroupLayout{2, 1, 1, 2}, stage, 2));
+              residentBytes(once, GroupLayout{2, 1, 1, 2}, stage, 2));
   }
   // Stage 0 sends its activations (tag 0) and receives gradients (tag 1).
   const prog::Program &p0 = step.programs[0];
@@ -766,7 +770,11 @@ TEST(PipelineLowering, PlainOneFOneBMatchesLowerStep) {
       options.layersPerOp = stages == 1 ? 3 : 1;
       LoweredStep ours = lowerPipelinedStep(plan, model, options);
       ASSERT_TRUE(ours.ok()) << ours.error;
-      LoweredStep theirs = lowerStep(flat, model, options);
+      // A dynamic pipeline runs ZeRO-3 once per step; the static lowering
+      // does the same when the model says so.
+      TrainModel once = model;
+      once.zeroOncePerStep = true;
+      LoweredStep theirs = lowerStep(flat, once, options);
       ASSERT_TRUE(theirs.ok()) << theirs.error;
       EXPECT_DOUBLE_EQ(ours.totalFlops, theirs.totalFlops);
       ASSERT_EQ(ours.programs.size(), theirs.programs.size());

@@ -410,19 +410,19 @@ TEST(RuntimeExecutor, ComputeBeforeGatherIsAnError) {
                        });
   EXPECT_EQ(msgs[0], "forward of layers [0, 2) of seqs [1] slices [0] on rank "
                      "0: the parameters of layer 0 are not gathered (ZeRO-3: "
-                     "gatherParams before each forward and backward that "
-                     "uses them)");
+                     "gatherParams before the layer's first use and again "
+                     "after each reduce-scatter of its gradients)");
   msgs = errorsOf(
       c, cutBatch(), {optionsFor({0, 2}, {0})}, [&](int, StepExecutor &x) {
         PLXRT_TRY(x.gatherParams({0}, {0, 1}, shardBytes(c, {0, 1}, 1)));
         PLXRT_TRY(x.forward(0, {0, 1}, {{1}, {}}, nullptr, {}));
-        // The forward released layer 0; layer 1 was never gathered.
+        // Layer 0 stays gathered; layer 1 was never gathered.
         return x.forward(0, {1, 2}, {{1}, {}}, nullptr, {});
       });
   EXPECT_EQ(msgs[0], "forward of layers [1, 2) of seqs [1] slices [0] on rank "
                      "0: the parameters of layer 1 are not gathered (ZeRO-3: "
-                     "gatherParams before each forward and backward that "
-                     "uses them)");
+                     "gatherParams before the layer's first use and again "
+                     "after each reduce-scatter of its gradients)");
   msgs = errorsOf(c, cutBatch(), {optionsFor({0, 2}, {0})},
                   [&](int, StepExecutor &x) {
                     return x.gatherParams({0}, {0, 2}, 100);

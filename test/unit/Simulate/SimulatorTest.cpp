@@ -508,6 +508,81 @@ TEST(AsyncCollectives, TheStreamRunsOneCollectiveAtATime) {
   EXPECT_NEAR(bwd->start, 2, kEps);
 }
 
+// Contention (SimOptions::overlap, passes/Cost/Overlap.h): compute runs
+// (1 + k) times slower while a stream collective runs, and the collective
+// takes 1 / e of its callback's time. Here k = 0.2.
+TEST(Contention, ComputeIssuedBesideARunningGatherIsSlowed) {
+  // A 2 s gather at e = 0.8 runs 2.5 s; 3 s of compute issued with it does
+  // 2.5 / 1.2 s of work in those 2.5 s and the rest at full speed:
+  // 2.5 + (3 - 2.5 / 1.2) = 3 + 2.5 * 0.2 / 1.2 = 3.41667 s.
+  SimOptions options;
+  options.commTime = fixedTime(2);
+  options.overlap = {0.2, 0.8};
+  SimResult r =
+      simulate(twice({Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
+                      Op::compute("fwd", ComputeKind::Fwd, 3), Op::wait()}),
+               options);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.stepSeconds, 3 + 2.5 * 0.2 / 1.2, kEps);
+  EXPECT_NEAR(r.ranks[0].overlappedCommSeconds, 2.5, kEps);
+  EXPECT_NEAR(r.ranks[0].computeSeconds, 3 + 2.5 * 0.2 / 1.2, kEps);
+  // Compute shorter than the collective is slowed for all of it: 1 s of
+  // work takes 1.2 s, and the wait then exposes 2.5 - 1.2 s.
+  SimResult shortCompute =
+      simulate(twice({Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
+                      Op::compute("fwd", ComputeKind::Fwd, 1), Op::wait()}),
+               options);
+  ASSERT_TRUE(shortCompute.ok()) << shortCompute.error;
+  EXPECT_NEAR(shortCompute.stepSeconds, 2.5, kEps);
+  EXPECT_NEAR(shortCompute.ranks[0].computeSeconds, 1.2, kEps);
+  // The same closed form as the planners' (concurrentSeconds).
+  EXPECT_NEAR(options.overlap.concurrentSeconds(3, 2), r.stepSeconds, kEps);
+  EXPECT_NEAR(options.overlap.concurrentSeconds(1, 2), 2.5, kEps);
+}
+
+TEST(Contention, AGatherThatStartsDuringComputeDelaysItsEnd) {
+  // Rank 0 queues the gather, then computes 3 s from t = 0; rank 1 reaches
+  // the gather only at t = 1, so it runs [1, 3] (e = 1). Rank 0's compute
+  // has 2 s left when it starts: 2 + 2 * 0.2 / 1.2 s, ending at 3.33333.
+  SimOptions options;
+  options.commTime = fixedTime(2);
+  options.overlap = {0.2, 1.0};
+  std::vector<Program> programs = {
+      Program{{Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
+               Op::compute("fwd", ComputeKind::Fwd, 3)},
+              0},
+      Program{{Op::compute("fwd", ComputeKind::Fwd, 1),
+               Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
+               Op::wait()},
+              0}};
+  SimResult r = simulate(programs, options);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.ranks[0].finishSeconds, 3 + 2 * 0.2 / 1.2, kEps);
+  EXPECT_NEAR(r.ranks[1].finishSeconds, 3, kEps);
+  EXPECT_NEAR(r.stepSeconds, 3 + 2 * 0.2 / 1.2, kEps);
+  // The compute span itself is longer: [0, 3.33333].
+  auto fwd = std::find_if(r.ranks[0].spans.begin(), r.ranks[0].spans.end(),
+                          [](const Span &s) { return s.category == "fwd"; });
+  ASSERT_NE(fwd, r.ranks[0].spans.end());
+  EXPECT_NEAR(fwd->start, 0, kEps);
+  EXPECT_NEAR(fwd->end, 3 + 2 * 0.2 / 1.2, kEps);
+  EXPECT_NEAR(r.ranks[0].computeSeconds, 3 + 2 * 0.2 / 1.2, kEps);
+}
+
+TEST(Contention, NoneIsTheDefault) {
+  // Without the chip's figures nothing changes: the 3 s of the first case.
+  SimOptions options;
+  options.commTime = fixedTime(2);
+  EXPECT_EQ(options.overlap.computeSlowdown, 0);
+  EXPECT_EQ(options.overlap.commEfficiency, 1);
+  SimResult r =
+      simulate(twice({Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
+                      Op::compute("fwd", ComputeKind::Fwd, 3), Op::wait()}),
+               options);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NEAR(r.stepSeconds, 3, kEps);
+}
+
 TEST(AsyncCollectives, MatchSynchronousOnesInIssueOrder) {
   // Rank 0 issues the gather asynchronously, rank 1 synchronously: they
   // are the same instance (#0 on "z"); rank 1 blocks for it, rank 0 not.
