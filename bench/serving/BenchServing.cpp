@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/common/PaperTable.h"
 #include "dialects/Common/ChipCatalog.h"
 #include "passes/Serving/ServingSystems.h"
 
@@ -190,6 +191,9 @@ struct WorkloadRun {
   std::string sweepError;
 };
 
+/// The markdown tables (--markdown; docs/generated/serving.md).
+bench::MarkdownDoc *doc = nullptr;
+
 WorkloadRun runWorkload(const char *name, const ServingModel &m,
                         const AgentWorkload &w) {
   WorkloadRun out;
@@ -239,6 +243,12 @@ WorkloadRun runWorkload(const char *name, const ServingModel &m,
   const Row *against[] = {&out.wideDelay, &out.wide, &out.vllm, &out.pd};
   std::printf("    PipeSwift's speedup         %8s %10s   paper\n", "I=32",
               "planner I");
+  bench::MarkdownTable &t = doc->table(
+      bench::format("%s, GLM-4.7-like on %lld H800: PipeSwift's job "
+                    "completion time speedup",
+                    name, (long long)kChips));
+  t.header = {"over", "PipeSwift, I = 32", "PipeSwift, planner's I", "paper",
+              "I = 32 inside the paper's range"};
   for (size_t i = 0; i < 4; ++i) {
     const Row &b = *against[i];
     auto ratio = [&](const Row &p) {
@@ -248,18 +258,34 @@ WorkloadRun runWorkload(const char *name, const ServingModel &m,
     };
     std::printf("    over %-24s %7.2fx %9.2fx   ", ranges[i].name,
                 ratio(out.pipe32), ratio(out.pipeBest));
-    if (ranges[i].lo > 0)
+    const double r32 = ratio(out.pipe32);
+    std::string paper;
+    if (ranges[i].lo > 0) {
       std::printf("%.2f-%.2fx\n", ranges[i].lo, ranges[i].hi);
-    else
+      paper = bench::format("%.2f-%.2fx", ranges[i].lo, ranges[i].hi);
+    } else {
       std::printf("up to %.2fx (peak concurrency)\n", ranges[i].hi);
+      paper = bench::format("up to %.2fx (peak concurrency)", ranges[i].hi);
+    }
+    const bool inside =
+        r32 >= (ranges[i].lo > 0 ? ranges[i].lo : 1.0) && r32 <= ranges[i].hi;
+    t.row({ranges[i].name, bench::format("%.2fx", r32),
+           bench::format("%.2fx", ratio(out.pipeBest)), paper,
+           inside ? "yes" : "**no**"});
   }
+  t.notes.push_back(bench::format(
+      "PipeSwift at I = 32: %.1f s overall, P99 turn %.2f s.",
+      usable(out.pipe32) ? out.pipe32.r.metrics.overallJct : 0.0,
+      usable(out.pipe32) ? out.pipe32.r.metrics.p99TurnJct : 0.0));
   return out;
 }
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
   auto benchStart = std::chrono::steady_clock::now();
+  bench::MarkdownDoc markdown("bench-serving", argc, argv);
+  doc = &markdown;
   ServingModel m;
   m.shape = glm47LikeShape();
   auto chip = cost::findChip("H800");
@@ -300,7 +326,18 @@ int main() {
       {"EP16 + prefill delay", 3031.4, 23.80, &b.wideDelay},
       {"2P2D", 3004.7, 20.86, &b.pd},
       {"vLLM PP2", 3621.7, 0, &b.vllm}};
+  bench::MarkdownTable &cs = doc->table(
+      "BrowseComp case study beside the paper (reference 1.8)");
+  cs.header = {"system", "paper JCT", "ours", "paper P99 turn", "ours P99"};
   for (const CaseRow &c : caseRows) {
+    cs.row({c.name, bench::format("%.1f s", c.jct),
+            bench::format("%.1f s", usable(*c.ours)
+                                        ? c.ours->r.metrics.overallJct
+                                        : 0.0),
+            c.p99 > 0 ? bench::format("%.2f s", c.p99) : "n/a",
+            bench::format("%.2f s", usable(*c.ours)
+                                        ? c.ours->r.metrics.p99TurnJct
+                                        : 0.0)});
     std::printf("    %-36s %10.1f %10.1f ", c.name, c.jct,
                 usable(*c.ours) ? c.ours->r.metrics.overallJct : 0.0);
     if (c.p99 > 0)
@@ -335,6 +372,13 @@ int main() {
                 first / s.sweep.bestJct, last / s.sweep.bestJct);
     std::printf("  paper: I=1 3020.3 s, I=128 2481.9 s, I=512 3485.9 s "
                 "(single node): 1.22x, 1.40x\n");
+    bench::MarkdownTable &sw = doc->table(
+        "Wave interval sweep, PipeSwift on the SWE-like workload");
+    sw.header = {"", "I = 1 / best", "I = 512 / best", "best I"};
+    sw.row({"paper (single node; reference 3.1)", "1.22x", "1.40x", "128"});
+    sw.row({"ours", bench::format("%.2fx", first / s.sweep.bestJct),
+            bench::format("%.2fx", last / s.sweep.bestJct),
+            std::to_string(s.sweep.best)});
   }
   if (!b.sweepError.empty())
     std::printf("  BrowseComp sweep failed: %s\n", b.sweepError.c_str());
@@ -354,6 +398,10 @@ int main() {
                              "+ pipeline-integrated MTP"};
   const double paperMin[] = {40.35, 30.73, 17.64};
   double previous = 0;
+  bench::MarkdownTable &ab =
+      doc->table("Ablation, SWE-like (reference 1.8: 40.35 -> 30.73 -> "
+                 "17.64 min)");
+  ab.header = {"step", "ours", "step speedup", "paper", "paper step"};
   for (size_t i = 0; i < 3; ++i) {
     const Row &row = *steps[i];
     if (!usable(row)) {
@@ -363,6 +411,11 @@ int main() {
       continue;
     }
     double jct = row.r.metrics.overallJct;
+    ab.row({stepNames[i], bench::format("%.2f min", jct / 60.0),
+            previous > 0 ? bench::format("%.2fx", previous / jct) : "-",
+            bench::format("%.2f min", paperMin[i]),
+            i > 0 ? bench::format("%.2fx", paperMin[i - 1] / paperMin[i])
+                  : "-"});
     std::printf("    %-34s %7.1f s = %6.2f min", stepNames[i], jct, jct / 60.0);
     if (previous > 0)
       std::printf("  step %.2fx (paper %.2fx)", previous / jct,
@@ -442,5 +495,7 @@ int main() {
     all = all && c.ok;
   }
   std::printf("\nbench wall time %.1f s\n", seconds(benchStart));
+  if (!markdown.write())
+    return 1;
   return all ? 0 : 1;
 }

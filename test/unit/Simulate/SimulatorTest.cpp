@@ -460,14 +460,20 @@ std::vector<Program> twice(const std::vector<Op> &ops) {
   return {Program{ops, 0}, Program{ops, 0}};
 }
 
+/// Two ranks that issue an asynchronous gather, compute `seconds`, then
+/// wait for the gather.
+std::vector<Program> gatherBeside(double seconds) {
+  return twice({Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1},
+                               8, true),
+                Op::compute("fwd", ComputeKind::Fwd, seconds), Op::wait()});
+}
+
 TEST(AsyncCollectives, HideUnderComputeUntilTheWait) {
   // A 2 s gather issued before 3 s of compute costs nothing: step = 3.
   SimOptions options;
   options.commTime = fixedTime(2);
   SimResult r =
-      simulate(twice({Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
-                      Op::compute("fwd", ComputeKind::Fwd, 3), Op::wait()}),
-               options);
+      simulate(gatherBeside(3), options);
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_NEAR(r.stepSeconds, 3, kEps);
   EXPECT_NEAR(r.ranks[0].overlappedCommSeconds, 2, kEps);
@@ -519,9 +525,7 @@ TEST(Contention, ComputeIssuedBesideARunningGatherIsSlowed) {
   options.commTime = fixedTime(2);
   options.overlap = {0.2, 0.8};
   SimResult r =
-      simulate(twice({Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
-                      Op::compute("fwd", ComputeKind::Fwd, 3), Op::wait()}),
-               options);
+      simulate(gatherBeside(3), options);
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_NEAR(r.stepSeconds, 3 + 2.5 * 0.2 / 1.2, kEps);
   EXPECT_NEAR(r.ranks[0].overlappedCommSeconds, 2.5, kEps);
@@ -529,9 +533,7 @@ TEST(Contention, ComputeIssuedBesideARunningGatherIsSlowed) {
   // Compute shorter than the collective is slowed for all of it: 1 s of
   // work takes 1.2 s, and the wait then exposes 2.5 - 1.2 s.
   SimResult shortCompute =
-      simulate(twice({Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
-                      Op::compute("fwd", ComputeKind::Fwd, 1), Op::wait()}),
-               options);
+      simulate(gatherBeside(1), options);
   ASSERT_TRUE(shortCompute.ok()) << shortCompute.error;
   EXPECT_NEAR(shortCompute.stepSeconds, 2.5, kEps);
   EXPECT_NEAR(shortCompute.ranks[0].computeSeconds, 1.2, kEps);
@@ -576,9 +578,7 @@ TEST(Contention, NoneIsTheDefault) {
   EXPECT_EQ(options.overlap.computeSlowdown, 0);
   EXPECT_EQ(options.overlap.commEfficiency, 1);
   SimResult r =
-      simulate(twice({Op::collective(CommKind::AllGather, GroupKind::Dp, "z", {0, 1}, 8, true),
-                      Op::compute("fwd", ComputeKind::Fwd, 3), Op::wait()}),
-               options);
+      simulate(gatherBeside(3), options);
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_NEAR(r.stepSeconds, 3, kEps);
 }
