@@ -183,6 +183,8 @@ private:
                     ? plx::Checkpoint::full
                 : t.checkpoint == TrainSpec::Checkpoint::Adaptive
                     ? plx::Checkpoint::adaptive
+                : t.checkpoint == TrainSpec::Checkpoint::AttentionMlp
+                    ? plx::Checkpoint::attention_mlp
                     : plx::Checkpoint::none;
     auto strategy = plx::TrainStrategyAttr::get(
         &context_, sp, t.spDegree,

@@ -1817,7 +1817,8 @@ private:
     auto cp = s.integer("cp", false, 1, 1 << 16);
     auto zero = s.integer("zero", false, 0, 3);
     auto checkpoint = s.keyword("checkpoint", false,
-                                {"none", "selective", "full", "adaptive"});
+                                {"none", "selective", "attention_mlp", "full",
+                                 "adaptive"});
     auto memLimit = s.integer("memory_limit", false, 1 << 20, int64_t(1) << 50,
                               Dimension::Bytes);
     auto microBatch = s.integer("micro_batch", false, 1, 1 << 30);
@@ -1848,8 +1849,9 @@ private:
     t.memoryReserve = memReserve.value_or(-1);
     t.eagerAttention = attention.value_or("fused") == "eager";
     std::string ck = checkpoint.value_or("none");
-    t.checkpoint = ck == "selective"  ? TrainSpec::Checkpoint::Selective
-                   : ck == "full"     ? TrainSpec::Checkpoint::Full
+    t.checkpoint = ck == "selective"       ? TrainSpec::Checkpoint::Selective
+                   : ck == "attention_mlp" ? TrainSpec::Checkpoint::AttentionMlp
+                   : ck == "full"          ? TrainSpec::Checkpoint::Full
                    : ck == "adaptive" ? TrainSpec::Checkpoint::Adaptive
                                       : TrainSpec::Checkpoint::None;
     if (t.checkpoint == TrainSpec::Checkpoint::Adaptive &&

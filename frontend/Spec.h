@@ -73,7 +73,7 @@ struct FabricSpec {
 struct TrainSpec {
   enum class Sp { Static, Adaptive, BestHomogeneous };
   enum class Pp { Static, Dynamic };
-  enum class Checkpoint { None, Selective, Full, Adaptive };
+  enum class Checkpoint { None, Selective, Full, Adaptive, AttentionMlp };
   std::string name;
   SourceLocation loc;
   std::string model, data, fabric;

@@ -82,21 +82,14 @@ struct NamedPlan {
   /// (reported; empty otherwise).
   std::string note;
   /// How the plan checkpoints, as reports name it ("none", "selective",
-  /// "full"; a DPP planner's "adaptive" or "uniform"); empty: from
+  /// "attention_mlp", "full"; a DPP planner's "adaptive" or "uniform");
+  /// empty: from
   /// model.checkpointing.
   std::string checkpointLabel;
   std::string checkpointName() const {
     if (!checkpointLabel.empty())
       return checkpointLabel;
-    switch (model.checkpointing) {
-    case cost::Checkpointing::None:
-      return "none";
-    case cost::Checkpointing::Selective:
-      return "selective";
-    case cost::Checkpointing::Full:
-      return "full";
-    }
-    return "selective";
+    return cost::checkpointingName(model.checkpointing);
   }
   bool ok() const { return plan.has_value() || pipelined.has_value(); }
   /// The planner's modelled step time (a plan must be set).

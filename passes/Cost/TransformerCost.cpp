@@ -120,6 +120,20 @@ double backwardFlops(const LayerFlops &forward) {
   return 2.0 * forward.total();
 }
 
+const char *checkpointingName(Checkpointing mode) {
+  switch (mode) {
+  case Checkpointing::None:
+    return "none";
+  case Checkpointing::Selective:
+    return "selective";
+  case Checkpointing::Full:
+    return "full";
+  case Checkpointing::AttentionMlp:
+    return "attention_mlp";
+  }
+  return "selective"; // not reached for a valid enumerator
+}
+
 double recomputeFlops(const LayerFlops &forward, Checkpointing mode) {
   switch (mode) {
   case Checkpointing::None:
@@ -128,6 +142,8 @@ double recomputeFlops(const LayerFlops &forward, Checkpointing mode) {
     return forward.attentionCore;
   case Checkpointing::Full:
     return forward.total();
+  case Checkpointing::AttentionMlp:
+    return forward.attentionCore + forward.feedForward;
   }
   return 0.0; // not reached for a valid enumerator
 }
@@ -173,14 +189,19 @@ CostResult<int64_t> activationBytesPerToken(const TransformerShape &shape,
   // and their product (3 tensors).
   int64_t innerTensors = shape.mlp == MlpKind::SwiGLU ? 3 : 2;
   int64_t feedForward;
-  if (usesDenseMlp(shape, layerIndex)) {
+  if (mode == Checkpointing::AttentionMlp) {
+    // The MLP block is recomputed from its input, which alone is kept
+    // (experts and router included: they rerun from the same input).
+    feedForward = e * h;
+  } else if (usesDenseMlp(shape, layerIndex)) {
     feedForward = e * h + innerTensors * e * shape.ffn;
   } else {
     // Each active expert keeps its own copy of the token's input.
     int64_t active = shape.topK + shape.sharedExperts;
     feedForward = active * (e * h + innerTensors * e * shape.moeFfn);
   }
-  feedForward += kMaskBytes * h; // dropout mask after the feed-forward
+  if (mode != Checkpointing::AttentionMlp)
+    feedForward += kMaskBytes * h; // dropout mask after the feed-forward
   int64_t kept = norms + attention + feedForward;
 
   if (mode == Checkpointing::None && kernel == AttentionKernel::Eager) {

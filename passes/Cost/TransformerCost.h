@@ -44,9 +44,16 @@ struct Slice {
 };
 
 /// Activation checkpointing of a layer: keep everything (None), recompute
-/// only the attention core (Selective), or keep only the layer's input and
-/// recompute the whole forward (Full).
-enum class Checkpointing { None, Selective, Full };
+/// only the attention core (Selective), keep only the layer's input and
+/// recompute the whole forward (Full), or recompute the attention core and
+/// the MLP block, keeping the MLP's input only (AttentionMlp: module-level
+/// checkpointing of attention and MLP, as FlexSP's DeepSpeed-style runs
+/// configure it; reference flexsp_dpp.md section 1.7).
+enum class Checkpointing { None, Selective, Full, AttentionMlp };
+
+/// "none", "selective", "full", "attention_mlp": the spelling the language
+/// and the reports use.
+const char *checkpointingName(Checkpointing mode);
 
 /// Forward FLOPs of one layer for one slice, split by part. Norms, softmax,
 /// activation functions and residual adds are not counted (a few FLOPs per

@@ -37,6 +37,9 @@ baselines::TrainSetup trainSetupOf(TrainOps ops) {
   case plx::Checkpoint::full:
     setup.model.checkpointing = cost::Checkpointing::Full;
     break;
+  case plx::Checkpoint::attention_mlp:
+    setup.model.checkpointing = cost::Checkpointing::AttentionMlp;
+    break;
   case plx::Checkpoint::selective:
   case plx::Checkpoint::adaptive:
     setup.model.checkpointing = cost::Checkpointing::Selective;
@@ -170,6 +173,8 @@ plan::Checkpointing checkpointingAttrOf(cost::Checkpointing c) {
     return plan::Checkpointing::selective;
   case cost::Checkpointing::Full:
     return plan::Checkpointing::full;
+  case cost::Checkpointing::AttentionMlp:
+    return plan::Checkpointing::attention_mlp;
   }
   return plan::Checkpointing::selective;
 }
@@ -182,6 +187,8 @@ cost::Checkpointing checkpointingOf(plan::Checkpointing c) {
     return cost::Checkpointing::Selective;
   case plan::Checkpointing::full:
     return cost::Checkpointing::Full;
+  case plan::Checkpointing::attention_mlp:
+    return cost::Checkpointing::AttentionMlp;
   }
   return cost::Checkpointing::Selective;
 }

@@ -167,6 +167,7 @@ ckpt::CheckpointStrategy dppCheckpointing(plx::Checkpoint c) {
   case plx::Checkpoint::full:
     return ckpt::CheckpointStrategy::Full;
   case plx::Checkpoint::selective:
+  case plx::Checkpoint::attention_mlp: // DPP checkpoints whole layers
     return ckpt::CheckpointStrategy::Uniform;
   case plx::Checkpoint::adaptive:
     break;
@@ -353,7 +354,7 @@ planJobStrategy(const baselines::TrainSetup &setup,
           tell("static layout " + std::to_string(++tried) + " of " +
                std::to_string(layouts) + " (sp " + std::to_string(d) +
                ", pp " + std::to_string(p) +
-               (mode == cost::Checkpointing::Full ? ", full" : ", selective") +
+               ", " + cost::checkpointingName(mode) +
                " checkpointing)");
         baselines::TrainSetup s = setup;
         s.model.checkpointing = mode;
@@ -447,10 +448,9 @@ std::string strategyExcludes(plx::TrainOp train,
     const bool sameDpp =
         pipelined && plan.name == "dpp"; // the job's own checkpointing
     if (!sameDpp && planned != setup.model.checkpointing) {
-      const char *names[] = {"none", "selective", "full"};
-      why.push_back(std::string(names[static_cast<int>(planned)]) +
+      why.push_back(std::string(cost::checkpointingName(planned)) +
                     " checkpointing (the strategy fixes checkpoint = " +
-                    names[static_cast<int>(setup.model.checkpointing)] + ")");
+                    cost::checkpointingName(setup.model.checkpointing) + ")");
     }
   }
   // ZeRO: the job's stage; a pipeline the planner chose runs at most 2.

@@ -46,7 +46,7 @@ train deepspeed_ulysses {
   seed = 0;
   strategy {
     sp = 64;                 // static Ulysses degree over all 64 GPUs
-    checkpoint = selective;
+    checkpoint = attention_mlp;
     zero = 3;
   }
 }

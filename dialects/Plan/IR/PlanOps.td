@@ -18,7 +18,7 @@ include "mlir/IR/SymbolInterfaces.td"
 def Plan_Checkpointing : I32EnumAttr<"Checkpointing",
     "activation checkpointing of a step of micro-batches", [
     I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"selective", 1>,
-    I32EnumAttrCase<"full", 2>]> {
+    I32EnumAttrCase<"full", 2>, I32EnumAttrCase<"attention_mlp", 3>]> {
   let cppNamespace = "::plexus::plan";
 }
 

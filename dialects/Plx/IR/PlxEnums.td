@@ -46,7 +46,8 @@ def Plx_PpMode : I32EnumAttr<"PpMode", "how pipeline parallelism is chosen", [
 
 def Plx_Checkpoint : I32EnumAttr<"Checkpoint", "activation checkpointing", [
     I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"selective", 1>,
-    I32EnumAttrCase<"full", 2>, I32EnumAttrCase<"adaptive", 3>]> {
+    I32EnumAttrCase<"full", 2>, I32EnumAttrCase<"adaptive", 3>,
+    I32EnumAttrCase<"attention_mlp", 4>]> {
   let cppNamespace = "::plexus::plx";
   let genSpecializedAttr = 0;
 }

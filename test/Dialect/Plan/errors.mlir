@@ -369,7 +369,7 @@ plan.step @s index 0 world 1 time 1.0 peak_mem 0 zero 4 {
 // -----
 
 // A checkpointing the dialect does not know.
-// expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'checkpoint' [none, selective, full]}}
+// expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'checkpoint' [none, selective, full, attention_mlp]}}
 plan.step @s index 0 world 1 time 1.0 peak_mem 0 checkpoint most {
 }
 

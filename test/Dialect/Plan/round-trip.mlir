@@ -92,7 +92,7 @@ plan.step @annotated index 0 world 1 time 1.0 peak_mem 8 attributes {plan.note =
 }
 
 // A step whose plan assumes another checkpointing than its job's: the
-// typed `checkpoint` keyword (none, selective, full) round-trips.
+// typed `checkpoint` keyword (none, selective, full, attention_mlp) round-trips.
 // CHECK-LABEL: plan.step @full_ckpt index 0 world 2 time 1.0 peak_mem 10 strategy "best-static:static-sp-2" zero 3 checkpoint full lengths [8] {
 plan.step @full_ckpt index 0 world 2 time 1.0 peak_mem 10 strategy "best-static:static-sp-2" zero 3 checkpoint full lengths [8] {
   plan.microbatch 0 time 1.0 {

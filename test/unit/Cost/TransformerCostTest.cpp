@@ -134,15 +134,29 @@ TEST(TransformerCost, MoeCountsActiveExpertsAndRouter) {
   EXPECT_DOUBLE_EQ(forward(mixed, {3, 0}, 1).feedForward, 624);
 }
 
+TEST(TransformerCost, CheckpointingNames) {
+  EXPECT_STREQ(checkpointingName(Checkpointing::None), "none");
+  EXPECT_STREQ(checkpointingName(Checkpointing::Selective), "selective");
+  EXPECT_STREQ(checkpointingName(Checkpointing::Full), "full");
+  EXPECT_STREQ(checkpointingName(Checkpointing::AttentionMlp),
+               "attention_mlp");
+}
+
 TEST(TransformerCost, RecomputeByCheckpointing) {
   LayerFlops f = forward(tiny(), {3, 0});
   EXPECT_DOUBLE_EQ(recomputeFlops(f, Checkpointing::None), 0);
   EXPECT_DOUBLE_EQ(recomputeFlops(f, Checkpointing::Selective), 72);
   EXPECT_DOUBLE_EQ(recomputeFlops(f, Checkpointing::Full), 1032);
+  // Attention and MLP: the core (72) and the SwiGLU's three GEMMs,
+  // 3 · 2 · 3 tokens · 4 · 8 = 576.
+  EXPECT_DOUBLE_EQ(f.feedForward, 576);
+  EXPECT_DOUBLE_EQ(recomputeFlops(f, Checkpointing::AttentionMlp), 72 + 576);
   LayerTrainFlops t = layerTrainFlops(f, Checkpointing::Full);
   // 1032 forward + 2064 backward + 1032 recompute.
   EXPECT_DOUBLE_EQ(t.total(), 4128);
   EXPECT_GT(layerTrainFlops(f, Checkpointing::Full).total(),
+            layerTrainFlops(f, Checkpointing::AttentionMlp).total());
+  EXPECT_GT(layerTrainFlops(f, Checkpointing::AttentionMlp).total(),
             layerTrainFlops(f, Checkpointing::Selective).total());
   EXPECT_GT(layerTrainFlops(f, Checkpointing::Selective).total(),
             layerTrainFlops(f, Checkpointing::None).total());
@@ -187,13 +201,19 @@ TEST(TransformerCost, ActivationBytesSwiGLUGqaMoe) {
   // MoE: 3 active experts · (2·4 + 3·2·2) + 4 = 64 for the feed-forward:
   // 16 + 44 + 64 = 124.
   EXPECT_EQ(activation(tinyMoE(), {3, 0}, Checkpointing::Selective), 124);
-  // Ordering: none > selective > full, on every shape.
+  // Attention and MLP: the MLP keeps only its input, 2·4 = 8 (no mask):
+  // 16 + 44 + 8 = 68, for the dense and the MoE layer alike.
+  EXPECT_EQ(activation(tiny(), {3, 0}, Checkpointing::AttentionMlp), 68);
+  EXPECT_EQ(activation(tinyMoE(), {3, 0}, Checkpointing::AttentionMlp), 68);
+  // Ordering: none > selective > attention_mlp > full, on every shape.
   for (const TransformerShape &shape : {tiny(), gqa, tinyMoE()}) {
     int64_t none = activation(shape, {3, 0}, Checkpointing::None);
     int64_t selective = activation(shape, {3, 0}, Checkpointing::Selective);
+    int64_t mlp = activation(shape, {3, 0}, Checkpointing::AttentionMlp);
     int64_t full = activation(shape, {3, 0}, Checkpointing::Full);
     EXPECT_GT(none, selective);
-    EXPECT_GT(selective, full);
+    EXPECT_GT(selective, mlp);
+    EXPECT_GT(mlp, full);
     EXPECT_GE(selective, kvBytesPerToken(shape));
   }
 }
