@@ -135,11 +135,10 @@ private:
   }
 
   void emit(const FabricSpec &f) {
-    auto chip = plx::ChipAttr::get(&context_, f.chip.name, f.chip.bf16Flops,
-                                   f.chip.fp8Flops, f.chip.hbmBytes,
-                                   f.chip.hbmBandwidth, f.chip.nvlinkBandwidth,
-                                   f.chip.overlapComputeSlowdown,
-                                   f.chip.overlapCommEfficiency);
+    auto chip = plx::ChipAttr::get(
+        &context_, f.chip.name, f.chip.bf16Flops, f.chip.fp8Flops,
+        f.chip.hbmBytes, f.chip.hbmBandwidth, f.chip.nvlinkBandwidth,
+        f.chip.overlapComputeSlowdown, f.chip.overlapCommEfficiency);
     const fabric::TopologyShape &t = f.topology;
     Attribute topology;
     switch (t.kind) {

@@ -1393,8 +1393,8 @@ private:
             continue;
           }
           if (!keys.insert(arg.key).second) {
-            r.error(arg.keyLoc, "argument '" + arg.key +
-                                    "' of speed(...) is given twice");
+            r.error(arg.keyLoc,
+                    "argument '" + arg.key + "' of speed(...) is given twice");
             entryOk = false;
             continue;
           }
@@ -1427,12 +1427,12 @@ private:
           hasTransceiver |= arg.key == "transceiver";
           hasSwitchPort |= arg.key == "switch_port";
         }
-        if (entryOk && !base && (!hasTransceiver || !hasSwitchPort || !hasRadix)) {
+        if (entryOk && !base &&
+            (!hasTransceiver || !hasSwitchPort || !hasRadix)) {
           std::string need;
-          for (auto [given, name] :
-               {std::pair{hasTransceiver, "transceiver"},
-                std::pair{hasSwitchPort, "switch_port"},
-                std::pair{hasRadix, "switch_radix"}})
+          for (auto [given, name] : {std::pair{hasTransceiver, "transceiver"},
+                                     std::pair{hasSwitchPort, "switch_port"},
+                                     std::pair{hasRadix, "switch_radix"}})
             if (!given)
               need += std::string(need.empty() ? "" : ", ") + name;
           r.error(e.loc, "speed class " + formatGbps(gbps) +
@@ -1816,9 +1816,9 @@ private:
     auto tp = s.integer("tp", false, 1, 1 << 16);
     auto cp = s.integer("cp", false, 1, 1 << 16);
     auto zero = s.integer("zero", false, 0, 3);
-    auto checkpoint = s.keyword("checkpoint", false,
-                                {"none", "selective", "attention_mlp", "full",
-                                 "adaptive"});
+    auto checkpoint =
+        s.keyword("checkpoint", false,
+                  {"none", "selective", "attention_mlp", "full", "adaptive"});
     auto memLimit = s.integer("memory_limit", false, 1 << 20, int64_t(1) << 50,
                               Dimension::Bytes);
     auto microBatch = s.integer("micro_batch", false, 1, 1 << 30);
@@ -1852,8 +1852,8 @@ private:
     t.checkpoint = ck == "selective"       ? TrainSpec::Checkpoint::Selective
                    : ck == "attention_mlp" ? TrainSpec::Checkpoint::AttentionMlp
                    : ck == "full"          ? TrainSpec::Checkpoint::Full
-                   : ck == "adaptive" ? TrainSpec::Checkpoint::Adaptive
-                                      : TrainSpec::Checkpoint::None;
+                   : ck == "adaptive"      ? TrainSpec::Checkpoint::Adaptive
+                                           : TrainSpec::Checkpoint::None;
     if (t.checkpoint == TrainSpec::Checkpoint::Adaptive &&
         t.pp != TrainSpec::Pp::Dynamic) {
       Diagnostic &d = s.errorWithNotes(

@@ -8,12 +8,12 @@
 #ifndef PLEXUS_FRONTEND_SPEC_H
 #define PLEXUS_FRONTEND_SPEC_H
 
-#include "frontend/Diagnostics.h"
 #include "dialects/Common/ChipCatalog.h"
-#include "dialects/Common/TransformerShape.h"
 #include "dialects/Common/Faults.h"
 #include "dialects/Common/Prices.h"
 #include "dialects/Common/TopologyShape.h"
+#include "dialects/Common/TransformerShape.h"
+#include "frontend/Diagnostics.h"
 
 #include <cstdint>
 #include <string>

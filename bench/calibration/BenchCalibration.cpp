@@ -183,8 +183,8 @@ int main(int argc, char **argv) {
   }
   bench::MarkdownTable &t = doc.table(
       "Predicted step time (plan, lower, simulate) beside the published one");
-  t.header = {"spec", "source", "chips", "plan", "published", "predicted",
-              "error", "role"};
+  t.header = {"spec",      "source",    "chips", "plan",
+              "published", "predicted", "error", "role"};
   mlir::DialectRegistry registry;
   registerAllDialects(registry);
   mlir::MLIRContext context(registry);

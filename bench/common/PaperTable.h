@@ -1,4 +1,4 @@
-//===- PaperTable.h - A bench's "paper beside ours" table as markdown -*- C++ -*-===//
+//===- PaperTable.h - "Paper beside ours" tables as markdown ---*- C++ -*-===//
 //
 // Every fidelity bench (railx, serving, calibration, dpp) prints the paper's
 // figure beside ours on stdout and, with `--markdown FILE`, writes the same

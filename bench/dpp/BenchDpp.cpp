@@ -198,8 +198,7 @@ Cell runCell(mlir::MLIRContext &context, const std::string &dir,
   Cell cell;
   mlir::OwningOpRef<mlir::ModuleOp> module = frontend::importPlxText(
       context, dir + "/bench-dpp.plx",
-      specText(model, data, limitK, batch, memoryGB, chipOverrides),
-      std::cerr);
+      specText(model, data, limitK, batch, memoryGB, chipOverrides), std::cerr);
   if (!module) {
     cell.error = "the spec does not compile";
     return cell;
@@ -321,9 +320,8 @@ int main(int argc, char **argv) {
     } else if (arg == "--ablation-memory" && i + 1 < argc) {
       kAblationMemoryGB = std::atoll(argv[++i]);
     } else {
-      std::fprintf(stderr,
-                   "usage: bench-dpp [--quick] [--ablation-memory GB] "
-                   "[--markdown FILE]\n");
+      std::fprintf(stderr, "usage: bench-dpp [--quick] [--ablation-memory GB] "
+                           "[--markdown FILE]\n");
       return 2;
     }
   }
@@ -355,10 +353,13 @@ int main(int argc, char **argv) {
   double worstBubble = 0, worstSolve = 0;
   bench::MarkdownTable &cells = doc.table(
       "Predicted iteration times, 4 x 8 A800-80GB, sp 8 x pp 4, batch 512");
-  cells.header = {"model", "data", "context", "dpp", "flexsp", "seq1f1b",
-                  "packed 1F1B", "flexsp / dpp", "seq1f1b / dpp",
-                  "packed / dpp", "bubble", "recompute", "pipelines",
-                  "peak GB per stage"};
+  cells.header = {"model",         "data",
+                  "context",       "dpp",
+                  "flexsp",        "seq1f1b",
+                  "packed 1F1B",   "flexsp / dpp",
+                  "seq1f1b / dpp", "packed / dpp",
+                  "bubble",        "recompute",
+                  "pipelines",     "peak GB per stage"};
   cells.notes.push_back("flexsp times marked * were planned with full "
                         "checkpointing, the only way its groups hold the "
                         "batch.");
@@ -408,16 +409,14 @@ int main(int argc, char **argv) {
             best = std::max(best, seq->seconds / dpp->seconds);
           }
         }
-        cells.row({model.name, data.name, format("%lldK", (long long)limitK),
-                   timeText(dpp), timeText(flexsp), timeText(seq),
-                   timeText(packed), ratioText(flexsp, dpp),
-                   ratioText(seq, dpp), ratioText(packed, dpp),
-                   dpp && dpp->ok() ? format("%.1f %%", 100 * dpp->bubble)
-                                    : "-",
-                   dpp && dpp->ok() ? format("%.1f %%", 100 * dpp->recompute)
-                                    : "-",
-                   dpp && dpp->ok() ? std::to_string(dpp->pipelines) : "-",
-                   peaks});
+        cells.row(
+            {model.name, data.name, format("%lldK", (long long)limitK),
+             timeText(dpp), timeText(flexsp), timeText(seq), timeText(packed),
+             ratioText(flexsp, dpp), ratioText(seq, dpp),
+             ratioText(packed, dpp),
+             dpp && dpp->ok() ? format("%.1f %%", 100 * dpp->bubble) : "-",
+             dpp && dpp->ok() ? format("%.1f %%", 100 * dpp->recompute) : "-",
+             dpp && dpp->ok() ? std::to_string(dpp->pipelines) : "-", peaks});
         std::printf(
             "%-5s %-11s %3lldK | %9s %9s %9s %9s | %7s %7s %7s | %5.1f%% "
             "%5.1f%% %6lld %-23s %5.2fs\n",
@@ -445,8 +444,8 @@ int main(int argc, char **argv) {
       "Ablation: 13B, 64K context, CommonCrawl-like, %lld GB per GPU (the "
       "paper's Fig. 10 setting)",
       static_cast<long long>(kAblationMemoryGB)));
-  ab.header = {"batch", "method", "iteration", "of flexsp", "bubble",
-               "recompute", "pipelines", "chunks"};
+  ab.header = {"batch",  "method",    "iteration", "of flexsp",
+               "bubble", "recompute", "pipelines", "chunks"};
   for (int64_t batch : {256, 512}) {
     Cell cell = runCell(
         context, dir, kModels[1], kDatasets[2], 64, batch, kAblationMemoryGB,
@@ -470,8 +469,8 @@ int main(int argc, char **argv) {
       ab.row({std::to_string(batch), m.name, format("%.2f s", m.seconds),
               f && f->ok() ? format("%.2f", m.seconds / f->seconds) : "-",
               format("%.1f %%", 100 * m.bubble),
-              format("%.1f %%", 100 * m.recompute),
-              std::to_string(m.pipelines), std::to_string(m.chunks)});
+              format("%.1f %%", 100 * m.recompute), std::to_string(m.pipelines),
+              std::to_string(m.chunks)});
       std::printf("  batch %3lld %-14s %8.2fs  %5.2f of flexsp  bubble "
                   "%5.1f%%  recompute %5.1f%%  %lld pipelines, %lld chunks\n",
                   static_cast<long long>(batch), m.name.c_str(), m.seconds,
@@ -529,11 +528,11 @@ int main(int argc, char **argv) {
                "1.31x -> 1.69x",
                x(serialZero, "7B") + " / " + x(serialZero, "13B") + " / " +
                    x(serialZero, "30B")});
-    paper.row({"DPP vs FlexSP, mean over cells, 7B / 13B / 30B",
-               "grows with model size",
-               format("%.2fx / %.2fx / %.2fx", mean(speedupByModel["7B"]),
-                      mean(speedupByModel["13B"]),
-                      mean(speedupByModel["30B"]))});
+    paper.row(
+        {"DPP vs FlexSP, mean over cells, 7B / 13B / 30B",
+         "grows with model size",
+         format("%.2fx / %.2fx / %.2fx", mean(speedupByModel["7B"]),
+                mean(speedupByModel["13B"]), mean(speedupByModel["30B"]))});
     paper.row({"DPP vs FlexSP, best cell", "1.69x",
                format("%.2fx (%s)", bestFlexsp, bestFlexspCell.c_str())});
     paper.row({"DPP vs Seq1F1B, best cell, 48K / 96K", "1.27x / 1.40x",

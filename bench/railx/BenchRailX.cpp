@@ -262,16 +262,15 @@ void printSensitivity(const FabricGraph &g, MarkdownDoc &doc) {
               "tiers", "inj ratio", "bis ratio");
   MarkdownTable &t = doc.table(
       "What moves the figures (800G class; transceiver / OCS port / fibre)");
-  t.header = {"prices", "RailX", "fat-tree", "tiers", "injection ratio",
-              "bisection ratio"};
+  t.header = {"prices", "RailX",           "fat-tree",
+              "tiers",  "injection ratio", "bisection ratio"};
   for (const Variant &v : variants) {
     ComparisonResult r = compareWithFatTree(g, v.prices);
     if (!r.ok())
       continue;
     const FatTreeComparison &k = r.comparison;
     t.row({v.name, usd(k.fabric.parts.totalUsd),
-           usd(k.fatTree.cost.parts.totalUsd),
-           std::to_string(k.fatTree.tiers),
+           usd(k.fatTree.cost.parts.totalUsd), std::to_string(k.fatTree.tiers),
            format("%.1f %%", 100 * k.injectionRatio),
            format("%.1f %%", 100 * k.bisectionRatio)});
     std::printf("    %-44s %9s %9s %6lld %8.1f%% %8.1f%%\n", v.name,
@@ -352,9 +351,14 @@ void printTotals(MarkdownDoc &doc) {
   const double claim = 1.3e9;
   MarkdownTable &t = doc.table("Total at 200K chips under each reading of "
                                "\"1.8 TB per-chip bandwidth\"");
-  t.header = {"fabric (112 x 112 nodes x 16 chips)", "reading",
-              "TB/s per chip and direction", "800G ports per chip", "diameter",
-              "total", "per chip", "vs the abstract's $1.3B"};
+  t.header = {"fabric (112 x 112 nodes x 16 chips)",
+              "reading",
+              "TB/s per chip and direction",
+              "800G ports per chip",
+              "diameter",
+              "total",
+              "per chip",
+              "vs the abstract's $1.3B"};
   for (const Row &row : rows) {
     FabricGraph g;
     if (!build(g, row.c))
@@ -433,8 +437,7 @@ bool printClaims(const Findings &f, MarkdownDoc &doc) {
   for (const Claim &c : claims) {
     std::printf("    %-46s %-24s %-52s %s\n", c.what.c_str(), c.paper.c_str(),
                 c.ours.c_str(), c.met ? "yes" : "NO");
-    t.row({c.what, c.paper, c.ours,
-           c.met ? "yes" : "**no**"});
+    t.row({c.what, c.paper, c.ours, c.met ? "yes" : "**no**"});
     all &= c.met;
   }
   t.notes.push_back(format("The total counts as met within %.1fx of the "
@@ -489,6 +492,6 @@ int main(int argc, char **argv) {
   if (!claimsFirst.write())
     return 1;
   std::printf("\n%s\n", claimsMet ? "all four claims met"
-                                    : "a claim is not met (see [5])");
+                                  : "a claim is not met (see [5])");
   return t100.ok && t200.ok && compared ? 0 : 1;
 }

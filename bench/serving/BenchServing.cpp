@@ -243,10 +243,10 @@ WorkloadRun runWorkload(const char *name, const ServingModel &m,
   const Row *against[] = {&out.wideDelay, &out.wide, &out.vllm, &out.pd};
   std::printf("    PipeSwift's speedup         %8s %10s   paper\n", "I=32",
               "planner I");
-  bench::MarkdownTable &t = doc->table(
-      bench::format("%s, GLM-4.7-like on %lld H800: PipeSwift's job "
-                    "completion time speedup",
-                    name, (long long)kChips));
+  bench::MarkdownTable &t =
+      doc->table(bench::format("%s, GLM-4.7-like on %lld H800: PipeSwift's job "
+                               "completion time speedup",
+                               name, (long long)kChips));
   t.header = {"over", "PipeSwift, I = 32", "PipeSwift, planner's I", "paper",
               "I = 32 inside the paper's range"};
   for (size_t i = 0; i < 4; ++i) {
@@ -326,18 +326,17 @@ int main(int argc, char **argv) {
       {"EP16 + prefill delay", 3031.4, 23.80, &b.wideDelay},
       {"2P2D", 3004.7, 20.86, &b.pd},
       {"vLLM PP2", 3621.7, 0, &b.vllm}};
-  bench::MarkdownTable &cs = doc->table(
-      "BrowseComp case study beside the paper (reference 1.8)");
+  bench::MarkdownTable &cs =
+      doc->table("BrowseComp case study beside the paper (reference 1.8)");
   cs.header = {"system", "paper JCT", "ours", "paper P99 turn", "ours P99"};
   for (const CaseRow &c : caseRows) {
-    cs.row({c.name, bench::format("%.1f s", c.jct),
-            bench::format("%.1f s", usable(*c.ours)
-                                        ? c.ours->r.metrics.overallJct
-                                        : 0.0),
-            c.p99 > 0 ? bench::format("%.2f s", c.p99) : "n/a",
-            bench::format("%.2f s", usable(*c.ours)
-                                        ? c.ours->r.metrics.p99TurnJct
-                                        : 0.0)});
+    cs.row(
+        {c.name, bench::format("%.1f s", c.jct),
+         bench::format("%.1f s",
+                       usable(*c.ours) ? c.ours->r.metrics.overallJct : 0.0),
+         c.p99 > 0 ? bench::format("%.2f s", c.p99) : "n/a",
+         bench::format("%.2f s",
+                       usable(*c.ours) ? c.ours->r.metrics.p99TurnJct : 0.0)});
     std::printf("    %-36s %10.1f %10.1f ", c.name, c.jct,
                 usable(*c.ours) ? c.ours->r.metrics.overallJct : 0.0);
     if (c.p99 > 0)
@@ -372,8 +371,8 @@ int main(int argc, char **argv) {
                 first / s.sweep.bestJct, last / s.sweep.bestJct);
     std::printf("  paper: I=1 3020.3 s, I=128 2481.9 s, I=512 3485.9 s "
                 "(single node): 1.22x, 1.40x\n");
-    bench::MarkdownTable &sw = doc->table(
-        "Wave interval sweep, PipeSwift on the SWE-like workload");
+    bench::MarkdownTable &sw =
+        doc->table("Wave interval sweep, PipeSwift on the SWE-like workload");
     sw.header = {"", "I = 1 / best", "I = 512 / best", "best I"};
     sw.row({"paper (single node; reference 3.1)", "1.22x", "1.40x", "128"});
     sw.row({"ours", bench::format("%.2fx", first / s.sweep.bestJct),
@@ -411,11 +410,11 @@ int main(int argc, char **argv) {
       continue;
     }
     double jct = row.r.metrics.overallJct;
-    ab.row({stepNames[i], bench::format("%.2f min", jct / 60.0),
-            previous > 0 ? bench::format("%.2fx", previous / jct) : "-",
-            bench::format("%.2f min", paperMin[i]),
-            i > 0 ? bench::format("%.2fx", paperMin[i - 1] / paperMin[i])
-                  : "-"});
+    ab.row(
+        {stepNames[i], bench::format("%.2f min", jct / 60.0),
+         previous > 0 ? bench::format("%.2fx", previous / jct) : "-",
+         bench::format("%.2f min", paperMin[i]),
+         i > 0 ? bench::format("%.2fx", paperMin[i - 1] / paperMin[i]) : "-"});
     std::printf("    %-34s %7.1f s = %6.2f min", stepNames[i], jct, jct / 60.0);
     if (previous > 0)
       std::printf("  step %.2fx (paper %.2fx)", previous / jct,

@@ -268,8 +268,7 @@ static void printFabricAnalysis(const json &f, std::ostream &os) {
               "B/s")
        << " per chip and direction, network cost $"
        << report::formatDecimal(f["cost_usd"].get<double>(), "") << " at "
-       << (f["prices"].get<std::string>() == "spec" ? "the spec's"
-                                                     : "default")
+       << (f["prices"].get<std::string>() == "spec" ? "the spec's" : "default")
        << " prices" << ratio;
   }
   os << "\n";

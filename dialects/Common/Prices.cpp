@@ -7,9 +7,9 @@
 namespace plexus::fabric {
 
 void mergeSpeedClass(PriceTable &table, const SpeedClassPrice &c) {
-  auto it = std::find_if(
-      table.speeds.begin(), table.speeds.end(),
-      [&](const SpeedClassPrice &s) { return s.gbps >= c.gbps; });
+  auto it =
+      std::find_if(table.speeds.begin(), table.speeds.end(),
+                   [&](const SpeedClassPrice &s) { return s.gbps >= c.gbps; });
   if (it != table.speeds.end() && it->gbps == c.gbps)
     *it = c;
   else
@@ -20,9 +20,9 @@ std::vector<PriceProblem> checkPrices(const PriceTable &table) {
   std::vector<PriceProblem> problems;
   auto usd = [&](double v, const std::string &field, int64_t index) {
     if (!std::isfinite(v) || v < 0)
-      problems.push_back({field, index,
-                          "price '" + field +
-                              "' must be a finite amount of at least 0 USD"});
+      problems.push_back(
+          {field, index,
+           "price '" + field + "' must be a finite amount of at least 0 USD"});
   };
   usd(table.ocsPortUsd, "ocs_port", -1);
   usd(table.fibreUsd, "fibre", -1);

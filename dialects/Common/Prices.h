@@ -1,4 +1,4 @@
-//===- Prices.h - The price table a fabric's network is bought at -*- C++ -*-===//
+//===- Prices.h - The price table of a fabric's network ---------*- C++ -*-===//
 //
 // What a .plx fabric's `prices { ... }` block says (docs/language.md,
 // "prices"), and the defaults when it is absent: transceivers, electrical

@@ -302,8 +302,8 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
                                  w.paramShardBytes * zeroWays);
             // Both contend for the chip (passes/Cost/Overlap.h), as in
             // the simulator.
-            layer = cost::Overlap::of(model.chip).concurrentSeconds(layer,
-                                                                    stream);
+            layer =
+                cost::Overlap::of(model.chip).concurrentSeconds(layer, stream);
           }
           t += layer;
           kept += w.keptBytes;

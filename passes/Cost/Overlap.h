@@ -1,4 +1,4 @@
-//===- Overlap.h - Compute and a stream collective running together -*- C++ -*-===//
+//===- Overlap.h - Compute beside a stream collective -----------*- C++ -*-===//
 //
 // What the hardware does when a collective runs on the communication stream
 // beside compute (ZeRO-3's prefetched gathers and its reduce-scatters,

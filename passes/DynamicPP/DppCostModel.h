@@ -44,8 +44,8 @@
 #ifndef PLEXUS_PASSES_DYNAMICPP_DPPCOSTMODEL_H
 #define PLEXUS_PASSES_DYNAMICPP_DPPCOSTMODEL_H
 
-#include "passes/Cost/Overlap.h"
 #include "passes/Checkpoint/ActivationMemory.h"
+#include "passes/Cost/Overlap.h"
 #include "passes/DynamicPP/Chunk.h"
 
 #include <string>

@@ -695,123 +695,127 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
   std::vector<Where> lastBackwardOf(static_cast<size_t>(world));
   std::vector<char> forwarded;
   auto emitPhases = [&](bool countOnly) -> std::string {
-  forwarded.assign(static_cast<size_t>(world), 0);
-  for (size_t i = 0; i < schedule.phases.size(); ++i) {
-    const SchedulePhase &phase = schedule.phases[i];
-    for (size_t gi = 0; gi < phase.groups.size(); ++gi) {
-      const ScheduledGroup &group = phase.groups[gi];
-      if (group.chunks.empty())
-        continue;
-      const GroupLayout &l = group.layout;
-      const std::string where = "phase " + num(static_cast<int64_t>(i)) +
-                                ", group at rank " + num(group.firstRank);
-      // Each stage's steps; neighbours must agree on every link's message
-      // order, or the programs could wait on each other. Every N_split
-      // above n gives every stage all n forwards before its first
-      // backward; capping it keeps the window arithmetic far from overflow.
-      const int64_t n = static_cast<int64_t>(group.chunks.size());
-      std::vector<std::vector<int64_t>> orders(static_cast<size_t>(l.pp));
-      for (int64_t s = 0; s < l.pp; ++s)
-        if (std::string error = step::oneFOneBStageOrder(
-                l.pp, s, group.backward, std::min(group.nSplit, n + 1),
-                orders[static_cast<size_t>(s)]);
-            !error.empty()) {
-          return where + ": " + error;
-        }
-      std::vector<std::vector<StageStep>> steps;
-      for (int64_t s = 0; s < l.pp; ++s)
-        steps.push_back(stageSteps(orders, s));
-      for (int64_t s = 0; s + 1 < l.pp; ++s)
-        if (linkMessages(steps[static_cast<size_t>(s)], true) !=
-            linkMessages(steps[static_cast<size_t>(s + 1)], false)) {
-          return where + ": stages " + num(s) + " and " + num(s + 1) +
-                 " would exchange activations and gradients in different "
-                 "orders";
-        }
-      std::vector<ChunkWork> works;
-      for (int64_t s = 0; s < l.pp; ++s) {
-        if (std::string error = chunkWorks(schedule, model, group, slices[i][gi],
-                                           s, zeroWays, works);
-            !error.empty())
-          return error;
-        bool counted = false;
-        size_t count = 0;
-        for (int64_t local = 0; local < l.degree(); ++local) {
-          const RankPosition pos = positionOf(l, local);
-          if (pos.stage != s)
-            continue;
-          const int64_t r = group.firstRank + local;
-          if (countOnly) {
-            const std::vector<StageStep> &mine = steps[static_cast<size_t>(s)];
-            for (size_t j = 0; j < mine.size(); ++j)
-              if (mine[j].kind == StepKind::Backward)
-                lastBackwardOf[static_cast<size_t>(r)] = {i, gi, j, true};
+    forwarded.assign(static_cast<size_t>(world), 0);
+    for (size_t i = 0; i < schedule.phases.size(); ++i) {
+      const SchedulePhase &phase = schedule.phases[i];
+      for (size_t gi = 0; gi < phase.groups.size(); ++gi) {
+        const ScheduledGroup &group = phase.groups[gi];
+        if (group.chunks.empty())
+          continue;
+        const GroupLayout &l = group.layout;
+        const std::string where = "phase " + num(static_cast<int64_t>(i)) +
+                                  ", group at rank " + num(group.firstRank);
+        // Each stage's steps; neighbours must agree on every link's message
+        // order, or the programs could wait on each other. Every N_split
+        // above n gives every stage all n forwards before its first
+        // backward; capping it keeps the window arithmetic far from overflow.
+        const int64_t n = static_cast<int64_t>(group.chunks.size());
+        std::vector<std::vector<int64_t>> orders(static_cast<size_t>(l.pp));
+        for (int64_t s = 0; s < l.pp; ++s)
+          if (std::string error = step::oneFOneBStageOrder(
+                  l.pp, s, group.backward, std::min(group.nSplit, n + 1),
+                  orders[static_cast<size_t>(s)]);
+              !error.empty()) {
+            return where + ": " + error;
           }
-          if (countOnly && counted) {
-            opCounts[static_cast<size_t>(r)] += count;
-            continue;
+        std::vector<std::vector<StageStep>> steps;
+        for (int64_t s = 0; s < l.pp; ++s)
+          steps.push_back(stageSteps(orders, s));
+        for (int64_t s = 0; s + 1 < l.pp; ++s)
+          if (linkMessages(steps[static_cast<size_t>(s)], true) !=
+              linkMessages(steps[static_cast<size_t>(s + 1)], false)) {
+            return where + ": stages " + num(s) + " and " + num(s + 1) +
+                   " would exchange activations and gradients in different "
+                   "orders";
           }
-          prog::Program scratch;
-          prog::Program &program =
-              countOnly ? scratch : out.programs[static_cast<size_t>(r)];
-          RankContext ctx{model,
-                          schedule,
-                          options,
-                          zeroWays,
-                          zeroComms[key[static_cast<size_t>(r)]],
-                          program,
-                          interner};
-          PassEmitter emit(ctx, group, pos);
-          const Where &last = lastBackwardOf[static_cast<size_t>(r)];
-          const std::vector<StageStep> &mine = steps[static_cast<size_t>(s)];
-          for (size_t j = 0; j < mine.size(); ++j) {
-            const StageStep &st = mine[j];
-            const ChunkWork &w = works[static_cast<size_t>(st.position)];
-            const int64_t tag = 2 * w.chunk->id;
-            emit.work = &w;
-            switch (st.kind) {
-            case StepKind::Forward:
-              emit.firstForward = !forwarded[static_cast<size_t>(r)];
-              forwarded[static_cast<size_t>(r)] = 1;
-              emit.forward(w);
-              break;
-            case StepKind::Backward:
-              // The counting pass does not know yet: it reduces in every
-              // backward, which only over-reserves.
-              emit.lastBackward = countOnly || (last.set && last.phase == i &&
-                                                last.group == gi && last.step == j);
-              emit.backward(w);
-              break;
-            case StepKind::SendActivations:
-              emit.message(prog::Op::send(emit.nextStage(), w.messageBytes, tag),
-                           w, false);
-              break;
-            case StepKind::RecvActivations:
-              emit.message(prog::Op::recv(emit.prevStage(), w.messageBytes, tag),
-                           w, false);
-              break;
-            case StepKind::SendGradients:
-              emit.message(
-                  prog::Op::send(emit.prevStage(), w.messageBytes, tag + 1), w,
-                  true);
-              break;
-            case StepKind::RecvGradients:
-              emit.message(
-                  prog::Op::recv(emit.nextStage(), w.messageBytes, tag + 1), w,
-                  true);
-              break;
+        std::vector<ChunkWork> works;
+        for (int64_t s = 0; s < l.pp; ++s) {
+          if (std::string error = chunkWorks(schedule, model, group,
+                                             slices[i][gi], s, zeroWays, works);
+              !error.empty())
+            return error;
+          bool counted = false;
+          size_t count = 0;
+          for (int64_t local = 0; local < l.degree(); ++local) {
+            const RankPosition pos = positionOf(l, local);
+            if (pos.stage != s)
+              continue;
+            const int64_t r = group.firstRank + local;
+            if (countOnly) {
+              const std::vector<StageStep> &mine =
+                  steps[static_cast<size_t>(s)];
+              for (size_t j = 0; j < mine.size(); ++j)
+                if (mine[j].kind == StepKind::Backward)
+                  lastBackwardOf[static_cast<size_t>(r)] = {i, gi, j, true};
             }
-          }
-          if (countOnly) {
-            counted = true;
-            count = scratch.ops.size();
-            opCounts[static_cast<size_t>(r)] += count;
+            if (countOnly && counted) {
+              opCounts[static_cast<size_t>(r)] += count;
+              continue;
+            }
+            prog::Program scratch;
+            prog::Program &program =
+                countOnly ? scratch : out.programs[static_cast<size_t>(r)];
+            RankContext ctx{model,
+                            schedule,
+                            options,
+                            zeroWays,
+                            zeroComms[key[static_cast<size_t>(r)]],
+                            program,
+                            interner};
+            PassEmitter emit(ctx, group, pos);
+            const Where &last = lastBackwardOf[static_cast<size_t>(r)];
+            const std::vector<StageStep> &mine = steps[static_cast<size_t>(s)];
+            for (size_t j = 0; j < mine.size(); ++j) {
+              const StageStep &st = mine[j];
+              const ChunkWork &w = works[static_cast<size_t>(st.position)];
+              const int64_t tag = 2 * w.chunk->id;
+              emit.work = &w;
+              switch (st.kind) {
+              case StepKind::Forward:
+                emit.firstForward = !forwarded[static_cast<size_t>(r)];
+                forwarded[static_cast<size_t>(r)] = 1;
+                emit.forward(w);
+                break;
+              case StepKind::Backward:
+                // The counting pass does not know yet: it reduces in every
+                // backward, which only over-reserves.
+                emit.lastBackward =
+                    countOnly || (last.set && last.phase == i &&
+                                  last.group == gi && last.step == j);
+                emit.backward(w);
+                break;
+              case StepKind::SendActivations:
+                emit.message(
+                    prog::Op::send(emit.nextStage(), w.messageBytes, tag), w,
+                    false);
+                break;
+              case StepKind::RecvActivations:
+                emit.message(
+                    prog::Op::recv(emit.prevStage(), w.messageBytes, tag), w,
+                    false);
+                break;
+              case StepKind::SendGradients:
+                emit.message(
+                    prog::Op::send(emit.prevStage(), w.messageBytes, tag + 1),
+                    w, true);
+                break;
+              case StepKind::RecvGradients:
+                emit.message(
+                    prog::Op::recv(emit.nextStage(), w.messageBytes, tag + 1),
+                    w, true);
+                break;
+              }
+            }
+            if (countOnly) {
+              counted = true;
+              count = scratch.ops.size();
+              opCounts[static_cast<size_t>(r)] += count;
+            }
           }
         }
       }
     }
-  }
-  return {};
+    return {};
   };
   if (std::string error = emitPhases(/*countOnly=*/true); !error.empty()) {
     out = LoweredStep();

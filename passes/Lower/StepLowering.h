@@ -200,8 +200,8 @@ std::string checkPipelinedStepPlan(const step::PipelinedStepPlan &plan,
 
 /// Lowers a dynamic-pipeline step: checkPipelinedStepPlan, then
 /// scheduleOf(plan), with ZeRO-3 once per step (TrainModel::zeroOncePerStep:
-/// a dynamic pipeline's tailored FSDP). On a plan the check rejects, returns that message in
-/// `error` and no programs.
+/// a dynamic pipeline's tailored FSDP). On a plan the check rejects, returns
+/// that message in `error` and no programs.
 LoweredStep lowerPipelinedStep(const step::PipelinedStepPlan &plan,
                                const step::TrainModel &model,
                                const LoweringOptions &options = {});

@@ -621,9 +621,8 @@ bool Simulator::step(double t, int64_t r) {
     s.isCompute = true;
     ++pc[r];
     schedule(s.end, r);
-    running[r] = RunningCompute{std::move(s),
-                                op.computeKind == ComputeKind::Recompute,
-                                op.seconds};
+    running[r] = RunningCompute{
+        std::move(s), op.computeKind == ComputeKind::Recompute, op.seconds};
     return true;
   }
   case OpKind::Send:

@@ -352,9 +352,8 @@ planJobStrategy(const baselines::TrainSetup &setup,
       for (int64_t d : degrees) {
         if (layouts > 1)
           tell("static layout " + std::to_string(++tried) + " of " +
-               std::to_string(layouts) + " (sp " + std::to_string(d) +
-               ", pp " + std::to_string(p) +
-               ", " + cost::checkpointingName(mode) +
+               std::to_string(layouts) + " (sp " + std::to_string(d) + ", pp " +
+               std::to_string(p) + ", " + cost::checkpointingName(mode) +
                " checkpointing)");
         baselines::TrainSetup s = setup;
         s.model.checkpointing = mode;

@@ -337,8 +337,7 @@ Attribute FaultsAttr::parse(AsmParser &parser, Type) {
 
 namespace {
 plexus::fabric::PriceTable priceTableOf(double ocsPort, int64_t ocsRadix,
-                                        double fibre,
-                                        ArrayRef<Real> speeds) {
+                                        double fibre, ArrayRef<Real> speeds) {
   plexus::fabric::PriceTable table;
   table.ocsPortUsd = ocsPort;
   table.ocsRadix = ocsRadix;
@@ -377,18 +376,15 @@ PricesAttr PricesAttr::get(MLIRContext *context,
                            const plexus::fabric::PriceTable &table) {
   SmallVector<Real> speeds;
   for (const plexus::fabric::SpeedClassPrice &c : table.speeds)
-    speeds.append({Real(c.gbps), Real(c.transceiverUsd),
-                   Real(c.switchPortUsd),
+    speeds.append({Real(c.gbps), Real(c.transceiverUsd), Real(c.switchPortUsd),
                    Real(static_cast<double>(c.switchRadix)),
                    Real(c.nicPortUsd)});
-  return get(context, table.ocsPortUsd, table.ocsRadix, table.fibreUsd,
-             speeds);
+  return get(context, table.ocsPortUsd, table.ocsRadix, table.fibreUsd, speeds);
 }
 
 void PricesAttr::print(AsmPrinter &printer) const {
-  printer << "<ocs_port = " << getOcsPort()
-          << ", ocs_radix = " << getOcsRadix() << ", fibre = " << getFibre()
-          << ", speeds = [";
+  printer << "<ocs_port = " << getOcsPort() << ", ocs_radix = " << getOcsRadix()
+          << ", fibre = " << getFibre() << ", speeds = [";
   ArrayRef<Real> speeds = getSpeeds();
   for (size_t i = 0; i + 4 < speeds.size(); i += 5) {
     printer << (i ? ", (" : "(");

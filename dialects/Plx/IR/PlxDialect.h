@@ -7,10 +7,10 @@
 #define PLEXUS_DIALECTS_PLX_IR_PLXDIALECT_H
 
 #include "dialects/Common/ChipCatalog.h"
-#include "dialects/Common/TransformerShape.h"
 #include "dialects/Common/Faults.h"
 #include "dialects/Common/Prices.h"
 #include "dialects/Common/TopologyShape.h"
+#include "dialects/Common/TransformerShape.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
