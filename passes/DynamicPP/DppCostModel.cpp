@@ -98,10 +98,7 @@ double pieceWorkMs(const SliceCost &c, int64_t context, int64_t tokens) {
   return c.quadraticMs * ((ctx + s) * (ctx + s) - ctx * ctx) + c.linearMs * s;
 }
 
-namespace {
-
-/// Forward and backward of a chunk on one stage without the ZeRO floor.
-ChunkTimes workTimes(const DppModel &m, const Chunk &c) {
+ChunkTimes chunkTimes(const DppModel &m, const Chunk &c) {
   const double tokens = static_cast<double>(c.tokens());
   const double compute =
       (m.alpha1 * attentionTokens2(c) + m.alpha2 * tokens) / gpus(m) +
@@ -110,17 +107,6 @@ ChunkTimes workTimes(const DppModel &m, const Chunk &c) {
   ChunkTimes t;
   t.forwardMs = m.forwardShare * compute + a2a;
   t.backwardMs = (1.0 - m.forwardShare) * compute + a2a;
-  return t;
-}
-
-} // namespace
-
-ChunkTimes chunkTimes(const DppModel &m, const Chunk &c) {
-  ChunkTimes t = workTimes(m, c);
-  if (m.zeroForwardMs > 0)
-    t.forwardMs = m.overlap.concurrentSeconds(t.forwardMs, m.zeroForwardMs);
-  if (m.zeroBackwardMs > 0)
-    t.backwardMs = m.overlap.concurrentSeconds(t.backwardMs, m.zeroBackwardMs);
   return t;
 }
 
@@ -133,7 +119,7 @@ double chunkStageMs(const DppModel &m, const Chunk &c) {
 }
 
 double recomputeMsPerLayer(const DppModel &m, const Chunk &c) {
-  return workTimes(m, c).forwardMs * static_cast<double>(m.activation.stages) /
+  return chunkTimes(m, c).forwardMs * static_cast<double>(m.activation.stages) /
          static_cast<double>(m.activation.layers);
 }
 

@@ -19,10 +19,11 @@
 //    passes/Cost/ProfiledCostModel.h); the forward takes the share f
 //    (forwardShare, 1/3 by default: a backward costs two forwards) and the
 //    backward the rest. The all-to-all is the same in both passes.
-//  - With zeroForwardMs / zeroBackwardMs set, a pass takes at least that
-//    long: ZeRO-3's gathers and reduce-scatters of the stage's parameters
-//    run beside the compute and, for small chunks, outlast it. The
-//    recompute of a layer is charged from the compute alone.
+//  - ZeRO-3 costs a chunk nothing: dynamic pipelines gather a stage's
+//    weights once per step and reduce its gradients once
+//    (step::TrainModel::zeroOncePerStep, docs/lowering.md), beside the
+//    first forward and the last backward, and the stage's memory holds
+//    them (modelStatesMB).
 //  - Bandwidth in GB/s of 10^9 bytes, times in ms; allToAllGBps = 0 (or
 //    d_s = 1) leaves the all-to-all out.
 //  - Eq. 11 prints l / (L d_s) T_fwd; with T_fwd the stage's per-GPU
@@ -45,7 +46,6 @@
 #define PLEXUS_PASSES_DYNAMICPP_DPPCOSTMODEL_H
 
 #include "passes/Checkpoint/ActivationMemory.h"
-#include "passes/Cost/Overlap.h"
 #include "passes/DynamicPP/Chunk.h"
 
 #include <string>
@@ -62,14 +62,6 @@ struct DppModel {
   double forwardShare = 1.0 / 3; // f: the forward's share of compute
   double allToAllGBps = 0;       // B_all2all(d_s); 0: no all-to-all
   double allToAllLatencyMs = 0;  // beta_all2all(d_s), per all-to-all
-  /// ZeRO-3 inside a stage runs on a communication stream beside the
-  /// compute: a chunk's forward gathers the stage's parameters, its
-  /// backward gathers them again and reduce-scatters their gradients, so a
-  /// pass takes at least that long (0: no floor).
-  double zeroForwardMs = 0, zeroBackwardMs = 0;
-  /// How the ZeRO-3 stream and the chunk's work share the chip
-  /// (passes/Cost/Overlap.h, as the simulator has it).
-  cost::Overlap overlap = cost::Overlap::none();
   double memoryMB = 0;               // G: memory per GPU
   std::vector<double> modelStatesMB; // M_ms(p), one per stage
   bool chargeTailKv = true;          // a tail slice keeps K/V and dK/dV too

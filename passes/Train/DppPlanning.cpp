@@ -113,12 +113,11 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
     out.allToAllLatencyMs =
         std::max(0.0, t1.seconds - static_cast<double>(small) * slope) * 1e3;
   }
-  // ZeRO-3 runs once per step (TrainModel::zeroOncePerStep): each stage
-  // gathers its weights beside its first forward and reduces its
-  // gradients beside its last backward, so a chunk pays no ZeRO-3 cost
-  // (beta1 and the floors stay 0) and the stage holds its whole weights
-  // and gradients (modelStatesMB, below).
-  out.overlap = cost::Overlap::of(m.chip);
+  // ZeRO-3 runs once per step (TrainModel::zeroOncePerStep, set above):
+  // each stage gathers its weights beside its first forward and reduces
+  // its gradients beside its last backward, so a chunk pays no ZeRO-3
+  // cost (beta1 stays 0) and the stage holds its whole weights and
+  // gradients (modelStatesMB, below).
 
   out.backwardWorkingMemory = true; // the lowering's recompute transient
   const double usable = static_cast<double>(setup.memoryBytes) / kMB;
@@ -196,7 +195,6 @@ baselines::NamedPlan planDynamicPp(const baselines::TrainSetup &setup,
   out.name = name;
   out.model = setup.model;
   out.model.zero = 3;
-  out.model.zeroOncePerStep = true;
   out.layout = {layout.spDegree, 1, 1, layout.stages};
   if (lengths.empty()) {
     out.error = "the batch is empty";
