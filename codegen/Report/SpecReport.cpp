@@ -456,6 +456,18 @@ static void printPrediction(const json &job, std::ostream &os) {
        << (usable < chip - reserve ? "the memory_limit; " : "")
        << report::formatDecimal(chip, "B") << " HBM less a "
        << report::formatDecimal(reserve, "B") << " reserve)\n";
+    if (m.contains("at_peak")) {
+      const json &a = m["at_peak"];
+      auto part = [&](const char *key) {
+        return report::formatDecimal(a[key].get<double>(), "B");
+      };
+      os << "           at the peak: weights " << part("weights_bytes")
+         << ", gradients " << part("gradients_bytes") << ", optimizer states "
+         << part("optimizer_bytes");
+      if (a["zero3_gathered_bytes"].get<double>() > 0)
+        os << ", ZeRO-3 gathered " << part("zero3_gathered_bytes");
+      os << ", activations and logits " << part("activations_bytes") << "\n";
+    }
   }
   if (job.contains("lower_bound")) {
     const json &b = job["lower_bound"];

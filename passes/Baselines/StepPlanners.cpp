@@ -144,7 +144,8 @@ int64_t activationBytesPerToken(const step::TrainModel &model,
       transient = std::max(transient, full.value - a.value);
     }
   }
-  return kept + transient;
+  // The loss's logits, on the rank that runs the last layer.
+  return kept + transient + cost::logitBytesPerToken(model.shape);
 }
 
 Capacity layoutCapacity(const TrainSetup &setup, const GroupLayout &layout,

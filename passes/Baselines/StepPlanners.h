@@ -47,8 +47,9 @@ struct TrainSetup {
 /// Activation bytes per token one chip keeps for its layers when a group of
 /// `layout` runs a sequence of `maxLength` tokens, before dividing by the
 /// group's ranks: the sum over all layers of the kept bytes plus the largest
-/// recompute transient (sequence length only matters without
-/// checkpointing, where attention scores grow with it).
+/// recompute transient and the loss's logits (cost::logitBytesPerToken;
+/// sequence length only matters without checkpointing, where attention
+/// scores grow with it).
 int64_t activationBytesPerToken(const step::TrainModel &model,
                                 int64_t maxLength);
 

@@ -116,6 +116,17 @@ CostResult<LayerFlops> layerForwardFlops(const TransformerShape &shape,
   return result;
 }
 
+double headForwardFlops(const TransformerShape &shape, int64_t tokens) {
+  if (tokens < 1)
+    return 0;
+  return 2.0 * static_cast<double>(tokens) * static_cast<double>(shape.hidden) *
+         static_cast<double>(shape.vocab);
+}
+
+int64_t logitBytesPerToken(const TransformerShape &shape) {
+  return shape.vocab * kLossBytesPerLogit;
+}
+
 double backwardFlops(const LayerFlops &forward) {
   return 2.0 * forward.total();
 }

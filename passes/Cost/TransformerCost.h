@@ -73,6 +73,12 @@ struct LayerFlops {
 CostResult<LayerFlops> layerForwardFlops(const TransformerShape &shape,
                                          int64_t layerIndex, Slice slice);
 
+/// Forward FLOPs of the output head (the logit GEMM, hidden -> vocab) for
+/// `tokens` tokens: 2·tokens·hidden·vocab. It runs once, after the last
+/// layer; its backward is twice this, and no checkpointing recomputes it
+/// (Megatron-LM's Eq. 3 counts it so: the V/(16·l·h) term). 0 for tokens < 1.
+double headForwardFlops(const TransformerShape &shape, int64_t tokens);
+
 /// Backward FLOPs: twice the forward (a gradient for the input and one for
 /// the weights of every GEMM; the attention core likewise).
 double backwardFlops(const LayerFlops &forward);
@@ -109,6 +115,16 @@ CostResult<int64_t>
 activationBytesPerToken(const TransformerShape &shape, int64_t layerIndex,
                         Slice slice, Checkpointing mode,
                         AttentionKernel kernel = AttentionKernel::Fused);
+
+/// Bytes per token that the loss keeps from the output head's forward to
+/// its backward: the logits' softmax over the whole vocabulary in fp32
+/// (kLossBytesPerLogit), as a fused vocabulary-parallel cross-entropy
+/// saves it (Megatron-LM casts the logits to fp32 for the loss by default
+/// and keeps the softmax for the gradient). Held by the rank that runs the
+/// model's last layer, split like the layers' activations (tokens over
+/// ulysses x cp, vocabulary over tp). Checkpointing does not reach it.
+constexpr int64_t kLossBytesPerLogit = 4;
+int64_t logitBytesPerToken(const TransformerShape &shape);
 
 /// K and V bytes per token per layer: 2·kvHeads·headDim·bytesPerElement.
 /// They are part of the None/Selective activation bytes, but a split

@@ -307,9 +307,10 @@ public:
       for (int64_t l = a; l < b; ++l) {
         const ChunkLayerCost &c = layer(w, l);
         kept += (checkpointed(w, l) ? c.checkpointBytes : c.fullBytes) +
-                c.dkvBytes;
+                c.dkvBytes + c.logitBytes;
       }
-      compute(prog::ComputeKind::Fwd, w, a, b, sum.forwardFlops, kept);
+      compute(prog::ComputeKind::Fwd, w, a, b, sum.forwardFlops + sum.headFlops,
+              kept);
       collective(prog::CommKind::AllReduce, prog::GroupKind::Tp, ranks.tp,
                  sum.tpAllReduceBytes);
     }
@@ -371,10 +372,12 @@ private:
     for (int64_t l = a; l < b; ++l) {
       const ChunkLayerCost &c = layer(w, l);
       sum.forwardFlops += c.forwardFlops;
+      sum.headFlops += c.headFlops;
       sum.coreFlops += c.coreFlops;
       sum.fullBytes += c.fullBytes;
       sum.checkpointBytes += c.checkpointBytes;
       sum.dkvBytes += c.dkvBytes;
+      sum.logitBytes += c.logitBytes;
       sum.allToAllBytes += c.allToAllBytes;
       sum.tpAllReduceBytes += c.tpAllReduceBytes;
       sum.cpKvBytes += c.cpKvBytes;
@@ -413,8 +416,9 @@ private:
     collective(prog::CommKind::AllGather, prog::GroupKind::Cp, ranks.cp,
                sum.cpKvBytes);
     compute(prog::ComputeKind::Bwd, w, a, b,
-            2 * sum.forwardFlops + (coreInBackward ? sum.coreFlops : 0.0),
-            -(sum.fullBytes + sum.dkvBytes));
+            2 * (sum.forwardFlops + sum.headFlops) +
+                (coreInBackward ? sum.coreFlops : 0.0),
+            -(sum.fullBytes + sum.dkvBytes + sum.logitBytes));
     // dK, dV of every rank's keys, reduced to their owners.
     collective(prog::CommKind::ReduceScatter, prog::GroupKind::Cp, ranks.cp,
                sum.cpKvBytes * layout.cp);
@@ -676,8 +680,10 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
   const int64_t layersPerOp = std::max<int64_t>(1, options.layersPerOp);
   for (int64_t r = 0; r < world; ++r) {
     const Seat seat = seatOf(schedule.phases[0], r);
-    out.programs[static_cast<size_t>(r)].initialMemoryBytes = residentBytes(
-        model, seat.group->layout, seat.pos.stage, zeroWays, layersPerOp);
+    out.resident.push_back(residentParts(
+        model, seat.group->layout, seat.pos.stage, zeroWays, layersPerOp));
+    out.programs[static_cast<size_t>(r)].initialMemoryBytes =
+        out.resident.back().total();
   }
 
   const auto slices = sliceIndices(schedule);

@@ -59,8 +59,11 @@
 // (passes/Checkpoint/ActivationMemory.h, M_dkv). The Bwd op releases all.
 // Resident: residentBytes (model states of the stage's layers, the
 // embedding on the first stage and the head on the last, two gathered
-// groups under ZeRO-3). The embedding and the output head add no compute
-// and no activations.
+// groups under ZeRO-3). The embedding adds no compute; the output head's
+// GEMM (cost::headForwardFlops) is part of the model's last layer's
+// forward and backward ops (never of a recompute), and the loss's fp32
+// logits (cost::logitBytesPerToken) are kept by that forward and freed by
+// that backward, checkpointed or not.
 //
 // Stage to stage: after a chunk's forward a rank sends its activations
 // (tokens / (ulysses * cp * tp) * hidden * e bytes) to the rank of the
@@ -108,6 +111,7 @@
 #define PLEXUS_PASSES_LOWER_STEPLOWERING_H
 
 #include "passes/Program/Program.h"
+#include "passes/StepModel/LayerWork.h"
 #include "passes/StepModel/PipelinePlan.h"
 #include "passes/StepModel/StepPlan.h"
 #include "passes/StepModel/StepSchedule.h"
@@ -140,6 +144,8 @@ std::string communicatorName(prog::GroupKind kind,
 
 struct LoweredStep {
   std::vector<prog::Program> programs; ///< programs[r] runs on rank r
+  /// What programs[r].initialMemoryBytes is made of (step::residentParts).
+  std::vector<step::ResidentParts> resident;
   double totalFlops = 0;              ///< over every rank
   std::string error;                  ///< empty on success
   bool ok() const { return error.empty(); }

@@ -44,7 +44,8 @@ chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
       static_cast<double>(layout.ulysses * layout.tp * layout.cp);
   const double tokenSplit = static_cast<double>(layout.ulysses * layout.cp);
   const int64_t d = cost::effectiveHeadDim(shape);
-  double fwd = 0, core = 0, full = 0, input = 0, tokens = 0, splitTokens = 0;
+  double fwd = 0, head = 0, core = 0, full = 0, input = 0, tokens = 0,
+         splitTokens = 0;
   for (const ChunkSlice &s : slices) {
     const cost::Slice slice{s.tokens(), s.begin};
     auto flops = cost::layerForwardFlops(shape, layer, slice);
@@ -53,6 +54,8 @@ chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
       return result;
     }
     fwd += flops.value.total();
+    if (layer == shape.layers - 1)
+      head += cost::headForwardFlops(shape, s.tokens());
     core += cost::recomputeFlops(flops.value, activations);
     auto kept = cost::activationBytesPerToken(shape, layer, slice, activations,
                                               model.attention);
@@ -73,11 +76,15 @@ chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
       splitTokens += n;
   }
   c.forwardFlops = fwd / split;
+  c.headFlops = head / split;
   c.coreFlops = core / split;
   c.fullBytes = roundBytes(full / split);
   c.dkvBytes = roundBytes(
       splitTokens * static_cast<double>(cost::kvBytesPerToken(shape)) / split);
   c.checkpointBytes = roundBytes(input / split) + c.dkvBytes;
+  if (layer == shape.layers - 1)
+    c.logitBytes = roundBytes(
+        tokens * static_cast<double>(cost::logitBytesPerToken(shape)) / split);
   const double localTokens = tokens / tokenSplit;
   if (layout.ulysses > 1) {
     // Q and the attention output (heads x d each) and K, V (kv heads x d
@@ -122,10 +129,11 @@ cost::CostResult<LayerWork> layerWork(const TrainModel &model,
     return result;
   }
   LayerWork &w = result.value;
-  w.forwardFlops = c.value.forwardFlops;
+  w.forwardFlops = c.value.forwardFlops + c.value.headFlops;
   w.recomputeFlops = full ? c.value.forwardFlops : c.value.coreFlops;
-  w.backwardFlops = 2 * c.value.forwardFlops;
-  w.keptBytes = full ? c.value.checkpointBytes : c.value.fullBytes;
+  w.backwardFlops = 2 * w.forwardFlops;
+  w.keptBytes =
+      (full ? c.value.checkpointBytes : c.value.fullBytes) + c.value.logitBytes;
   w.recomputeBytes = full ? c.value.fullBytes - c.value.checkpointBytes : 0;
   w.allToAllBytes = c.value.allToAllBytes;
   w.tpAllReduceBytes = c.value.tpAllReduceBytes;
@@ -150,6 +158,12 @@ int64_t carriedParameters(const cost::TransformerShape &shape, int64_t begin,
 
 int64_t residentBytes(const TrainModel &model, const GroupLayout &layout,
                       int64_t stage, int64_t zeroWays, int64_t layersPerOp) {
+  return residentParts(model, layout, stage, zeroWays, layersPerOp).total();
+}
+
+ResidentParts residentParts(const TrainModel &model, const GroupLayout &layout,
+                            int64_t stage, int64_t zeroWays,
+                            int64_t layersPerOp) {
   auto [begin, end] = stageLayers(model.shape.layers, layout.pp, stage);
   const int64_t e = cost::bytesPerElement(model.shape.dtype);
   // The stage's parameters, the embedding on stage 0 and the final norm
@@ -165,14 +179,23 @@ int64_t residentBytes(const TrainModel &model, const GroupLayout &layout,
   }
   params = ceilDiv(params, layout.tp);
   auto states = cost::modelStateBytesPerChip(params, model.zero, zeroWays);
-  int64_t bytes = states.ok() ? states.value : 0;
+  ResidentParts parts;
+  if (states.ok()) {
+    // 2 bytes of weights and 2 of gradients per parameter, sharded from
+    // ZeRO 3 and 2 on; the optimizer's 12 take the rest of the total, so
+    // the parts add up to its rounding.
+    const int64_t ways = std::max<int64_t>(1, zeroWays);
+    parts.weights = model.zero >= 3 ? ceilDiv(2 * params, ways) : 2 * params;
+    parts.gradients = model.zero >= 2 ? ceilDiv(2 * params, ways) : 2 * params;
+    parts.optimizer = states.value - parts.weights - parts.gradients;
+  }
   if (model.zero == 3 && zeroWays > 1) {
     if (model.zeroOncePerStep)
-      bytes += 2 * params * e; // the stage's weights and gradients, whole
+      parts.gathered = 2 * params * e; // the stage's weights and gradients
     else
-      bytes += 2 * ceilDiv(largestOp, layout.tp) * e;
+      parts.gathered = 2 * ceilDiv(largestOp, layout.tp) * e;
   }
-  return bytes;
+  return parts;
 }
 
 } // namespace plexus::step

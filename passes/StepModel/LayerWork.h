@@ -23,10 +23,10 @@ namespace plexus::step {
 /// The per-layer work of one group over its sequences, for one rank of it
 /// (every rank of a stage does the same amount).
 struct LayerWork {
-  double forwardFlops = 0;   ///< this rank's share
+  double forwardFlops = 0;   ///< this rank's share, the head's included
   double recomputeFlops = 0; ///< spent again before the backward
   double backwardFlops = 0;
-  int64_t keptBytes = 0;        ///< activations kept from fwd to bwd
+  int64_t keptBytes = 0;        ///< kept from fwd to bwd (logits included)
   int64_t recomputeBytes = 0;   ///< extra bytes live from recompute to bwd
   int64_t allToAllBytes = 0;    ///< Ulysses, per pass (fwd and bwd alike)
   int64_t tpAllReduceBytes = 0; ///< tensor parallel, per pass
@@ -48,6 +48,10 @@ cost::CostResult<LayerWork> layerWork(const TrainModel &model,
 /// activations over tp as well. What the lowering emits (StepLowering.h).
 struct ChunkLayerCost {
   double forwardFlops = 0; ///< this rank's share
+  /// The output head's forward, this rank's share (the model's last layer
+  /// only; vocab-parallel over tp like Megatron-LM's output layer). Its
+  /// backward is twice this and checkpointing never recomputes it.
+  double headFlops = 0;
   /// The recomputation `activations` implies (the attention core under
   /// Selective, 0 under None), this rank's share.
   double coreFlops = 0;
@@ -59,6 +63,10 @@ struct ChunkLayerCost {
   int64_t checkpointBytes = 0;
   /// dK / dV of split slices' context, held from forward to backward.
   int64_t dkvBytes = 0;
+  /// The loss's fp32 softmax of the logits (cost::logitBytesPerToken), held
+  /// from forward to backward by the model's last layer only, checkpointed
+  /// or not.
+  int64_t logitBytes = 0;
   int64_t allToAllBytes = 0;    ///< Ulysses, per pass
   int64_t tpAllReduceBytes = 0; ///< tensor parallel, per pass
   int64_t cpKvBytes = 0;        ///< context parallel: this rank's K and V
@@ -89,6 +97,19 @@ std::pair<int64_t, int64_t> stageLayers(int64_t layers, int64_t stages,
 /// norm and (untied) output head when end is the model's last layer.
 int64_t carriedParameters(const cost::TransformerShape &shape, int64_t begin,
                           int64_t end);
+
+/// What residentBytes is made of: the mixed-precision model states split as
+/// bf16 weights, bf16 gradients and the fp32 optimizer states (master
+/// weights, Adam m and v), each as ZeRO shards it, and the gathered
+/// weights ZeRO-3 adds (two prefetch buffers, or the stage's whole weights
+/// and gradients when it runs once per step). total() == residentBytes.
+struct ResidentParts {
+  int64_t weights = 0, gradients = 0, optimizer = 0, gathered = 0;
+  int64_t total() const { return weights + gradients + optimizer + gathered; }
+};
+ResidentParts residentParts(const TrainModel &model, const GroupLayout &layout,
+                            int64_t stage, int64_t zeroWays,
+                            int64_t layersPerOp = 1);
 
 /// Bytes a rank holds for the whole step: model states of its stage's
 /// parameters (divided by tp) under ZeRO over `zeroWays` ranks, plus (ZeRO

@@ -91,7 +91,8 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
     tokenBytes += static_cast<double>(b.value);
   }
   a.tokenMB = tokenBytes / kMB;
-  a.logitsMB = 0;
+  a.logitsMB =
+      static_cast<double>(cost::logitBytesPerToken(shape)) / kMB; // last stage
 
   const FlopsPolynomial p = trainFlopsPolynomial(m);
   out.alpha1 = p.quadratic / rate * 1e3;

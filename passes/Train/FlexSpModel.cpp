@@ -14,7 +14,7 @@ FlopsPolynomial trainFlopsPolynomial(const step::TrainModel &model) {
       auto fwd = cost::layerForwardFlops(model.shape, l, {s, 0});
       f += cost::layerTrainFlops(fwd.value, model.checkpointing).total();
     }
-    return f;
+    return f + 3 * cost::headForwardFlops(model.shape, s); // fwd + 2x bwd
   };
   const double f1 = total(1024), f2 = total(2048);
   FlopsPolynomial p;

@@ -154,6 +154,7 @@ StepSimulation simulateStep(const baselines::NamedPlan &plan,
   }
   out.seconds = out.result.stepSeconds;
   out.mfu = out.result.mfu;
+  out.resident = std::move(lowered.resident);
   return out;
 }
 
@@ -570,12 +571,18 @@ void accumulate(Accumulator &acc, const Judged &j, int64_t step,
   o.predictedSeconds += result.stepSeconds;
   acc.flops += j.sim.flops;
   acc.rankSeconds += result.stepSeconds * double(result.ranks.size());
-  if (o.peakMemoryBytes.size() < result.ranks.size())
+  if (o.peakMemoryBytes.size() < result.ranks.size()) {
     o.peakMemoryBytes.resize(result.ranks.size(), 0);
+    o.peakResident.resize(result.ranks.size());
+  }
   double n = double(result.ranks.size());
   for (size_t r = 0; r < result.ranks.size(); ++r) {
     const sim::RankResult &rr = result.ranks[r];
-    o.peakMemoryBytes[r] = std::max(o.peakMemoryBytes[r], rr.peakMemoryBytes);
+    if (rr.peakMemoryBytes > o.peakMemoryBytes[r]) {
+      o.peakMemoryBytes[r] = std::max(o.peakMemoryBytes[r], rr.peakMemoryBytes);
+      if (r < j.sim.resident.size())
+        o.peakResident[r] = j.sim.resident[r];
+    }
     o.computeSeconds += rr.computeSeconds / n;
     o.commSeconds += rr.commSeconds / n;
     o.bubbleSeconds += rr.idleSeconds / n;
@@ -1422,6 +1429,19 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
     memory["usable_bytes"] = p.usableBytes;
     memory["peak_bytes"] = peak;
     memory["peak_rank"] = rank;
+    if (static_cast<size_t>(rank) < p.primary.peakResident.size() && peak > 0) {
+      // What the peak rank holds at its peak: its resident parts and what
+      // the step's ops held then.
+      const step::ResidentParts &parts =
+          p.primary.peakResident[static_cast<size_t>(rank)];
+      nlohmann::ordered_json at;
+      at["weights_bytes"] = parts.weights;
+      at["gradients_bytes"] = parts.gradients;
+      at["optimizer_bytes"] = parts.optimizer;
+      at["zero3_gathered_bytes"] = parts.gathered;
+      at["activations_bytes"] = peak - parts.total();
+      memory["at_peak"] = at;
+    }
     j["memory"] = memory;
     nlohmann::ordered_json bound;
     bound["step_time_s"] = p.boundSeconds;
@@ -1473,7 +1493,9 @@ constexpr const char *kReportKeyOrder[] = {
     "time_split", "compute_s", "communication_s", "gradient_sync_s",
     "bubble_s", "recompute_s", "bubble_ratio", "planned_bubble_ratio",
     "memory", "chip_bytes", "reserve_bytes", "usable_bytes", "peak_bytes",
-    "peak_rank", "lower_bound", "step_time_s", "terms", "efficiency",
+    "peak_rank", "at_peak", "weights_bytes", "gradients_bytes",
+    "optimizer_bytes", "zero3_gathered_bytes", "activations_bytes",
+    "lower_bound", "step_time_s", "terms", "efficiency",
     "baselines", "faster_baselines", "name", "ratio", "why"};
 
 } // namespace

@@ -70,6 +70,9 @@ struct PlanOutcome {
   bool simulated = false;
   std::optional<double> mfu;            ///< over the predicted steps
   std::vector<int64_t> peakMemoryBytes; ///< per rank, max over steps
+  /// Per rank, at that peak: the resident parts; the peak less their total
+  /// is what the step's ops held then (activations and the loss's logits).
+  std::vector<step::ResidentParts> peakResident;
   double computeSeconds = 0;            ///< per rank, mean over ranks and steps
   double commSeconds = 0;
   double bubbleSeconds = 0;
@@ -207,6 +210,8 @@ struct StepSimulation {
   std::optional<double> mfu;
   double flops = 0; ///< of every rank's compute ops
   sim::SimResult result;
+  /// What each rank holds before its first op (lower::LoweredStep).
+  std::vector<step::ResidentParts> resident;
 };
 /// `orders` (may be null): the ring orders placement chose, applied to the
 /// lowered programs' communicators (lower::applyRingOrders). `keepSpans`:

@@ -46,13 +46,18 @@
 // attention core), backward, all-to-all, then the gradients' reduction on
 // the stream; the next wait leaves that reduction pending. Recompute reruns
 // the core (536,870,912 FLOPs), the backward is twice the forward and frees
-// the layer's activations; the last layer's gradients also carry the final
+// the layer's activations. The last layer also runs the output head, 2 x
+// 2,048 tokens x 256 x 1,000 vocab / 2 ranks = 524,288,000 forward FLOPs,
+// so its backward is 2 x (2,550,136,832 + 524,288,000) = 6,148,849,664
+// (the recompute does not rerun the head), and it frees the loss's fp32
+// softmax of the logits besides the layer's activations, 2,048 x 1,000 x 4
+// / 2 = 4,096,000 bytes; the last layer's gradients also carry the final
 // norm and the head: (983,552 + 256,256) x 2 = 2,479,616 bytes, layers 1
 // and 2 983,552 x 2 = 1,967,104, layer 0 with the embedding 2,479,104. Its
 // forward gathered (983,552 + 256,256) x 2 / 4 = 619,904 bytes.
 // CHECK:         rt.all_gather group zero @"zero:0-3" bytes 619904 async layers [3, 4)
 // CHECK:         rt.compute recompute layers [3, 4) stage 0 seqs [2, 7] time {{[0-9.e-]+}} flops 536870912.0 ulysses
-// CHECK-NEXT:    rt.compute bwd layers [3, 4) stage 0 seqs [2, 7] time {{[0-9.e-]+}} flops 5100273664.0 mem -10485760
+// CHECK-NEXT:    rt.compute bwd layers [3, 4) stage 0 seqs [2, 7] time {{[0-9.e-]+}} flops 6148849664.0 mem -14581760
 // CHECK-NEXT:    rt.all_to_all group sp @"sp:0-1" bytes 1572864
 // CHECK-NEXT:    rt.reduce_scatter group zero @"zero:0-3" bytes 2479616 async layers [3, 4)
 // CHECK-NEXT:    rt.wait pending 1
@@ -69,11 +74,12 @@
 // Simulated on the placed chips: MFU and per-rank peak memory are attached.
 // RUN: plx-opt %s -plx-lower-to-rt -plx-simulate=job=job_job | FileCheck %s --check-prefix=SIM
 // SIM: module attributes {plx.sim.bubble_fraction = {{.*}}, plx.sim.flops = {{.*}}, plx.sim.mfu = {{.*}}, plx.sim.step_time = {{.*}}}
-// The peak is the resident bytes and the 4 layers' kept activations:
-// 21,720,064 + 4 x 10,485,760 = 63,663,104 on ranks 0 and 1; ranks 2 and 3
-// keep 10,240 x 2,304 / 2 per layer: 68,905,984.
-// SIM: rt.program @rank_0 rank 0 resident 21720064 attributes {{{.*}}plx.sim.peak_mem = 63663104 : i64}
-// SIM: rt.program @rank_2 rank 2 resident 21720064 attributes {{{.*}}plx.sim.peak_mem = 68905984 : i64}
+// The peak is the resident bytes, the 4 layers' kept activations and the
+// loss's logits: 21,720,064 + 4 x 10,485,760 + 4,096,000 = 67,759,104 on
+// ranks 0 and 1; ranks 2 and 3 keep 10,240 x 2,304 / 2 per layer and
+// 2,304 x 1,000 x 4 / 2 of logits: 73,513,984.
+// SIM: rt.program @rank_0 rank 0 resident 21720064 attributes {{{.*}}plx.sim.peak_mem = 67759104 : i64}
+// SIM: rt.program @rank_2 rank 2 resident 21720064 attributes {{{.*}}plx.sim.peak_mem = 73513984 : i64}
 
 // The grain of the compute ops is the one plxc simulates (layersPerOpFor):
 // 8 ops x 4 layers x 1 micro-batch x 4 ranks = 128 estimated ops, so a

@@ -152,42 +152,46 @@ TEST(StepPlanners, MalformedLayoutNamesAreRejected) {
 //===----------------------------------------------------------------------===//
 
 TEST(StepPlanners, ActivationBytesPerTokenByCheckpointing) {
+  // Every mode adds the loss's fp32 softmax of the logits: vocab 32 x 4
+  // bytes = 128 per token, which checkpointing does not reach.
+  const int64_t logits = 32 * 4;
   // Selective: 2 layers x 512; the length does not matter.
   step::TrainModel sel = tinyModel(0, cost::Checkpointing::Selective);
-  EXPECT_EQ(activationBytesPerToken(sel, 10), 1024);
-  EXPECT_EQ(activationBytesPerToken(sel, 1000), 1024);
+  EXPECT_EQ(activationBytesPerToken(sel, 10), 1024 + logits);
+  EXPECT_EQ(activationBytesPerToken(sel, 1000), 1024 + logits);
   // Full: each layer keeps its input (2 x 16 bytes), plus the largest
   // recompute transient, 512 - 32 = 480.
   step::TrainModel full = tinyModel(0, cost::Checkpointing::Full);
-  EXPECT_EQ(activationBytesPerToken(full, 10), 2 * 32 + 480);
+  EXPECT_EQ(activationBytesPerToken(full, 10), 2 * 32 + 480 + logits);
   // None: the attention scores of every key, (2 x 2 + 1) x 4 heads = 20
   // bytes per key: 2 x (512 + 20 x 10).
   step::TrainModel none = tinyModel(0, cost::Checkpointing::None);
   none.attention = cost::AttentionKernel::Eager;
-  EXPECT_EQ(activationBytesPerToken(none, 10), 1424);
-  EXPECT_EQ(activationBytesPerToken(none, 100), 2 * (512 + 2000));
+  EXPECT_EQ(activationBytesPerToken(none, 10), 1424 + logits);
+  EXPECT_EQ(activationBytesPerToken(none, 100), 2 * (512 + 2000) + logits);
   // A fused kernel (the default) keeps only the fp32 log-sum-exp of each of
   // the 4 heads, at any length: 2 x (512 + 16).
   none.attention = cost::AttentionKernel::Fused;
-  EXPECT_EQ(activationBytesPerToken(none, 10), 1056);
-  EXPECT_EQ(activationBytesPerToken(none, 100), 1056);
+  EXPECT_EQ(activationBytesPerToken(none, 10), 1056 + logits);
+  EXPECT_EQ(activationBytesPerToken(none, 100), 1056 + logits);
 }
 
 TEST(StepPlanners, LayoutCapacityIsFreeMemoryOverBytesPerToken) {
   // ZeRO-0: all 6736 parameters' 16 bytes on every chip; 100 tokens of
-  // 1024 bytes fit in what is left, and 1023 more bytes make no token.
-  TrainSetup s = tinySetup(4, kResidentZero0 + 100 * 1024 + 1023);
+  // 1024 + 128 (logits) bytes fit in what is left, and 1151 more bytes
+  // make no token.
+  TrainSetup s = tinySetup(4, kResidentZero0 + 100 * 1152 + 1151);
   Capacity c = layoutCapacity(s, {1, 1, 1, 1}, 64);
   EXPECT_TRUE(c.error.empty()) << c.error;
   EXPECT_EQ(c.residentBytes, 107776);
-  EXPECT_EQ(c.bytesPerToken, 1024);
+  EXPECT_EQ(c.bytesPerToken, 1152);
   EXPECT_EQ(c.tokensPerChip, 100);
 
   // tp 2 halves the parameters (6736 / 2 = 3368):
-  // (211,199 - 53,888) / 1024 = 153.6.
+  // (224,127 - 53,888) / 1152 = 147.8.
   c = layoutCapacity(s, {1, 2, 1, 1}, 64);
   EXPECT_EQ(c.residentBytes, 16 * 3368);
-  EXPECT_EQ(c.tokensPerChip, 153);
+  EXPECT_EQ(c.tokensPerChip, 147);
 
   // ZeRO-1 over world / (tp * pp) = 4 ranks: 4 P + 12 P / 4.
   s.model.zero = 1;
@@ -253,24 +257,25 @@ TEST(StepPlanners, AnInfeasibleLayoutSaysWhy) {
 }
 
 TEST(StepPlanners, ATooLongSequenceIsNamedWithItsMemory) {
-  // 2 GB per chip: (2e9 - 107,776) / 1024 = 1,953,019.75, so 1,953,019
-  // tokens per chip, 3,906,038 per group of 2. Sequence 1 (the first too
-  // long) needs 107,776 + 8e6 x 1024 / 2 bytes = 4.1 GB per chip.
+  // 2 GB per chip: (2e9 - 107,776) / 1152 = 1,736,017.6 (1024 bytes of
+  // layers and 128 of logits per token), so 1,736,017 tokens per chip,
+  // 3,472,034 per group of 2. Sequence 1 (the first too long) needs
+  // 107,776 + 8e6 x 1152 / 2 bytes = 4.6 GB per chip.
   TrainSetup s = tinySetup(2, 2'000'000'000);
   NamedPlan p =
       planStaticLayout(s, {1000, 8'000'000, 9'000'000}, {2, 1, 1, 1}, freeComm);
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.error, "sequence 1 (8,000,000 tokens) needs 4.1 GB per chip "
-                     "under static-sp-2, but a chip holds 2.0 GB (3,906,038 "
+  EXPECT_EQ(p.error, "sequence 1 (8,000,000 tokens) needs 4.6 GB per chip "
+                     "under static-sp-2, but a chip holds 2.0 GB (3,472,034 "
                      "tokens per group); raise the SP degree or use full "
                      "checkpointing");
 
-  // Tensor parallelism: (2e9 - 53,888) / 1024 = 1,953,072 tokens per chip.
+  // Tensor parallelism: (2e9 - 53,888) / 1152 = 1,736,064 tokens per chip.
   p = planStaticLayout(s, {8'000'000}, {1, 2, 1, 1}, freeComm);
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.error, "sequence 0 (8,000,000 tokens) needs 4.1 GB per chip "
+  EXPECT_EQ(p.error, "sequence 0 (8,000,000 tokens) needs 4.6 GB per chip "
                      "under megatron-tp2-cp1, but a chip holds 2.0 GB "
-                     "(3,906,144 tokens per group); raise cp or use full "
+                     "(3,472,128 tokens per group); raise cp or use full "
                      "checkpointing");
 }
 
@@ -283,12 +288,12 @@ TEST(StepPlanners, TheKnobOfATooLongSequenceFitsTheLayout) {
   EXPECT_TRUE(contains(p.error, "under megatron-tp1-cp2")) << p.error;
   EXPECT_TRUE(contains(p.error, "; raise cp")) << p.error;
 
-  // Already fully checkpointed: (2e9 - 107,776) / 544 = 3,676,272 tokens
-  // per chip; checkpointing is no longer a way out.
+  // Already fully checkpointed: (2e9 - 107,776) / (544 + 128) = 2,976,030
+  // tokens per chip; checkpointing is no longer a way out.
   s.model.checkpointing = cost::Checkpointing::Full;
   p = planStaticLayout(s, {8'000'000}, {2, 1, 1, 1}, freeComm);
   ASSERT_FALSE(p.ok());
-  EXPECT_TRUE(contains(p.error, "(7,352,544 tokens per group)")) << p.error;
+  EXPECT_TRUE(contains(p.error, "(5,952,060 tokens per group)")) << p.error;
   EXPECT_TRUE(contains(p.error, "; raise the SP degree")) << p.error;
   EXPECT_FALSE(contains(p.error, "full checkpointing")) << p.error;
 }
@@ -361,7 +366,8 @@ TEST(StepPlanners, StaticLayoutPlansTheBalancedBins) {
 // each group computes 3 x its forward, the micro-batch takes the slower,
 // and the gradients of the stage (2 layers x 2848, the embedding 512, the
 // final norm 16 and the head 512: 6736 bf16 values) are all-reduced once.
-// F(10) = 59,520, F(20) = 125,440 per layer.
+// F(10) = 59,520, F(20) = 125,440 per layer; the output head after the last
+// layer H(t) = 2 t h V = 1024 t, 3 H(t) with its backward.
 TEST(StepPlanners, EstimateOfADataParallelStep) {
   TrainSetup s = tinySetup(2, 1'000'000'000, 0, cost::Checkpointing::None);
   s.model.attention = cost::AttentionKernel::Eager; // the scores below
@@ -370,20 +376,21 @@ TEST(StepPlanners, EstimateOfADataParallelStep) {
   ASSERT_EQ(estimateStep(plan, s, comm.fn()), "");
 
   const step::PlannedMicroBatch &mb = plan.microBatches[0];
-  EXPECT_NEAR(mb.groups[0].seconds, 6 * 59520e-12, 1e-18);
-  EXPECT_NEAR(mb.groups[1].seconds, 6 * 125440e-12, 1e-18);
-  EXPECT_NEAR(mb.seconds, 7.5264e-7, 1e-18);
-  EXPECT_NEAR(plan.seconds, 7.5264e-7 + 1e-6, 1e-18);
+  EXPECT_NEAR(mb.groups[0].seconds, (6 * 59520 + 3 * 10240) * 1e-12, 1e-18);
+  EXPECT_NEAR(mb.groups[1].seconds, (6 * 125440 + 3 * 20480) * 1e-12, 1e-18);
+  EXPECT_NEAR(mb.seconds, 8.1408e-7, 1e-18);
+  EXPECT_NEAR(plan.seconds, 8.1408e-7 + 1e-6, 1e-18);
 
   ASSERT_EQ(comm.requests.size(), 1u);
   EXPECT_EQ(comm.requests[0].kind, prog::CommKind::AllReduce);
   EXPECT_EQ(comm.requests[0].ranks, (Ids{0, 1}));
   EXPECT_EQ(comm.requests[0].bytes, (2 * 2848 + 512 + 16 + 512) * 2);
 
-  // Memory: the states plus 2 layers x (512 + 20 n) x n kept bytes.
-  EXPECT_EQ(mb.groups[0].memBytes, kResidentZero0 + 2 * 712 * 10);
-  EXPECT_EQ(mb.groups[1].memBytes, kResidentZero0 + 2 * 912 * 20);
-  EXPECT_EQ(plan.peakMemBytes, 107776 + 36480); // 144,256
+  // Memory: the states plus 2 layers x (512 + 20 n) x n kept bytes and
+  // the logits, 128 n.
+  EXPECT_EQ(mb.groups[0].memBytes, kResidentZero0 + 2 * 712 * 10 + 1280);
+  EXPECT_EQ(mb.groups[1].memBytes, kResidentZero0 + 2 * 912 * 20 + 2560);
+  EXPECT_EQ(plan.peakMemBytes, 107776 + 36480 + 2560); // 146,816
 }
 
 // 1F1B over 2 stages of one layer, 2 pipelines side by side, 3
@@ -400,15 +407,16 @@ TEST(StepPlanners, EstimateOfAPipelinedStep) {
                {10, 20, 10, 10, 10, 10});
   ConstantComm comm;
   ASSERT_EQ(estimateStep(plan, s, comm.fn()), "");
-  EXPECT_NEAR(plan.microBatches[0].seconds, 3 * 125440e-12, 1e-18);
-  EXPECT_NEAR(plan.microBatches[1].seconds, 3 * 59520e-12, 1e-18);
+  // The slowest stage is the last, which adds the head: 3 (F(t) + H(t)).
+  const double s20 = 3 * (125440 + 20480) * 1e-12,
+               s10 = 3 * (59520 + 10240) * 1e-12;
+  EXPECT_NEAR(plan.microBatches[0].seconds, s20, 1e-18);
+  EXPECT_NEAR(plan.microBatches[1].seconds, s10, 1e-18);
   // 1F1B over micro-batches of unequal work: each passes the slowest stage
-  // once (3 F(20) + 3 F(10) + 3 F(10)) and the fill and drain add p - 1 = 1
-  // slot of the slowest (3 F(20)); equal micro-batches would give the
-  // closed form (m + p - 1) x the slowest.
-  EXPECT_NEAR(plan.seconds,
-              3 * 125440e-12 + 2 * 3 * 59520e-12 + 3 * 125440e-12 + 2e-6,
-              1e-18);
+  // once (s20 + s10 + s10) and the fill and drain add p - 1 = 1 slot of
+  // the slowest (s20); equal micro-batches would give the closed form
+  // (m + p - 1) x the slowest.
+  EXPECT_NEAR(plan.seconds, s20 + 2 * s10 + s20 + 2e-6, 1e-18);
 
   ASSERT_EQ(comm.requests.size(), 2u);
   EXPECT_EQ(comm.requests[0].kind, prog::CommKind::ReduceScatter);
@@ -444,12 +452,13 @@ TEST(StepPlanners, EstimateErrors) {
 // 8 chips, 2 per node, 4 heads, ZeRO-3, room for 100 tokens per chip under
 // static SP (states 16 x 6736 / 8 + two gathered layers 2 x 2 x 2848: the
 // ZeRO-3 buffers hold one layer each, not the embedding or the head).
-// Sequence 0 has 300 tokens: static-sp-1 and -2 cannot hold it; 8 does not
-// divide the heads. Megatron and the pipelines drop to ZeRO-1; no pipeline
-// (at most pp2-tp2: 107 tokens per chip, 214 per stage) holds it.
+// Room for 100 tokens of 1152 bytes (1024 of layers, 128 of logits) beside
+// ZeRO-3's states. Sequence 0 has 300 tokens: static-sp-1 and -2 cannot hold
+// it; 8 does not divide the heads. Megatron and the pipelines drop to ZeRO-1;
+// no pipeline (at most pp2-tp2: 107 tokens per chip, 214 per stage) holds it.
 TEST(StepPlanners, StandardBaselinesInOrder) {
   const int64_t resident = 16 * 6736 / 8 + 2 * 2 * 2848; // 24,864
-  TrainSetup s = tinySetup(8, resident + 100 * 1024, /*zero=*/3);
+  TrainSetup s = tinySetup(8, resident + 100 * 1152, /*zero=*/3);
   s.chipsPerNode = 2;
   std::vector<int64_t> lengths{300, 100, 50, 50, 20, 20, 10, 10};
   std::vector<NamedPlan> plans = standardBaselines(s, lengths, freeComm);

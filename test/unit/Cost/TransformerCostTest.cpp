@@ -260,6 +260,23 @@ TEST(TransformerCost, Llama7BLayerForward) {
   EXPECT_DOUBLE_EQ(f.total(), 1795296329728.0);
 }
 
+// The output head: one GEMM of hidden x vocab per token, 2·t·h·V FLOPs.
+// Megatron-LM's Eq. 3 counts it as the V/(16·l·h) term of 96·B·s·l·h²:
+// 3 passes (forward, backward twice) of 2·B·s·h·V = 6·B·s·h·V, and
+// 96·B·s·l·h² · V/(16·l·h) = 6·B·s·h·V.
+TEST(TransformerCost, OutputHeadFlops) {
+  EXPECT_DOUBLE_EQ(headForwardFlops(tiny(), 3), 2.0 * 3 * 4 * 10); // 240
+  EXPECT_DOUBLE_EQ(headForwardFlops(tiny(), 0), 0.0);
+  TransformerShape s;
+  s.layers = 24;
+  s.hidden = 2304;
+  s.vocab = 51200;
+  const double batchTokens = 512.0 * 2048;
+  const double eq3Term =
+      96.0 * batchTokens * 24 * 2304.0 * 2304 * (51200.0 / (16.0 * 24 * 2304));
+  EXPECT_NEAR(3 * headForwardFlops(s, 512 * 2048), eq3Term, 1e-9 * eq3Term);
+}
+
 TEST(TransformerCost, ComputeSeconds) {
   ChipSpec h100 = *findChip("H100");
   // 989e12 FLOPs at 989e12 FLOP/s × 0.5 = 2 s.

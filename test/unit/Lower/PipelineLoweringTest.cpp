@@ -21,7 +21,10 @@
 // stored): 2 * 32 (norm inputs) + 144 (attention: 32 input, 48 Q and K,
 // 16 V, 32 O input, 16 mask) + 304 (MLP: 32 input, 2 * 128 inner, 16 mask)
 // = 512 bytes per token, whatever the context; the input 32 and K and V 32
-// bytes per token.
+// bytes per token. The output head runs after the model's last layer:
+// 2 * 16 * 32 = 1024 forward FLOPs per token, twice that in the backward,
+// never recomputed; the loss keeps the fp32 softmax of its logits, 32 * 4 =
+// 128 bytes per token, from forward to backward, checkpointed or not.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Lower/StepLowering.h"
@@ -199,11 +202,13 @@ TEST(PipelineLowering, OneChunkOpsAndFlopsByHand) {
   // Per layer and rank: (5632 * 96 + 32 (64^2 + 32^2)) / 2 = 352256 forward
   // FLOPs, of which 32 (64^2 + 32^2) / 2 = 81920 attention core; backward
   // 2 * 352256 + 81920 = 786432. 2 layers a stage, 4 ranks: 8 * (352256 +
-  // 786432) = 9109504.
-  const double fwd = 352256, bwd = 786432;
+  // 786432) = 9109504. Layer 3 (the last) adds the head, 1024 * 96 / 2 =
+  // 49152 forward and 98304 backward on each of stage 1's two ranks:
+  // 9109504 + 2 * 147456 = 9404416.
+  const double fwd = 352256, bwd = 786432, head = 49152;
   EXPECT_DOUBLE_EQ(bwd, 2 * fwd + 81920);
-  EXPECT_DOUBLE_EQ(step.totalFlops, 9109504);
-  EXPECT_DOUBLE_EQ(step.totalFlops, 4 * 2 * (fwd + bwd));
+  EXPECT_DOUBLE_EQ(step.totalFlops, 9404416);
+  EXPECT_DOUBLE_EQ(step.totalFlops, 4 * 2 * (fwd + bwd) + 2 * 3 * head);
   EXPECT_DOUBLE_EQ(prog::totalComputeFlops(step.programs), step.totalFlops);
 
   for (int64_t r = 0; r < 4; ++r) {
@@ -222,19 +227,22 @@ TEST(PipelineLowering, OneChunkOpsAndFlopsByHand) {
       EXPECT_EQ(f.stage, stage);
       EXPECT_EQ(f.layerBegin, layer);
       EXPECT_EQ(f.layerEnd, layer + 1);
-      EXPECT_DOUBLE_EQ(f.flops, fwd);
-      EXPECT_DOUBLE_EQ(f.seconds, fwd / 1e12);
+      const double withHead = layer == 3 ? head : 0;
+      EXPECT_DOUBLE_EQ(f.flops, fwd + withHead);
+      EXPECT_DOUBLE_EQ(f.seconds, (fwd + withHead) / 1e12);
       EXPECT_EQ(f.seqs, (std::vector<int64_t>{0, 1}));
       EXPECT_EQ(f.slices, (std::vector<int64_t>{0, 0}));
       // 512 * 96 / 2 bytes kept (no scores, whatever the sequences'
       // lengths); whole sequences: no dK/dV.
-      EXPECT_EQ(f.memoryDeltaBytes, 24576);
+      // Layer 3 adds the logits, 128 * 96 / 2.
+      const int64_t logits = layer == 3 ? 6144 : 0;
+      EXPECT_EQ(f.memoryDeltaBytes, 24576 + logits);
       // Backward in reverse layer order.
       const prog::Op &b = *bwds[static_cast<size_t>(1 - i)];
       EXPECT_EQ(b.layerBegin, layer);
-      EXPECT_DOUBLE_EQ(b.flops, bwd);
-      EXPECT_DOUBLE_EQ(b.seconds, bwd / 1e12);
-      EXPECT_EQ(b.memoryDeltaBytes, -24576);
+      EXPECT_DOUBLE_EQ(b.flops, bwd + 2 * withHead);
+      EXPECT_DOUBLE_EQ(b.seconds, (bwd + 2 * withHead) / 1e12);
+      EXPECT_EQ(b.memoryDeltaBytes, -24576 - logits);
     }
     // ZeRO-3 once per step (a dynamic pipeline's tailored FSDP): a gather
     // ahead of each layer of the rank's first forward, a wait before each
@@ -305,7 +313,13 @@ TEST(PipelineLowering, ContextAddsAttentionFlops) {
       planOf(2, 2, {128}, {pipelineOf({splitUnit(0, 128, 2)})});
   LoweredStep step = lowerPipelinedStep(plan, toyModel());
   ASSERT_TRUE(step.ok()) << step.error;
-  for (const prog::Program &p : step.programs) {
+  for (size_t r = 0; r < step.programs.size(); ++r) {
+    const prog::Program &p = step.programs[r];
+    // Stage 1's last layer (layer 3) runs the head: 1024 * 64 / 2 forward
+    // FLOPs per slice, twice that backward.
+    const double headBwd = r >= 2 ? 2 * 32768 : 0;
+    // and keeps the slice's logits, 128 * 64 / 2 bytes.
+    const int64_t logits = r >= 2 ? 4096 : 0;
     auto fwds = computeOps(p, prog::ComputeKind::Fwd);
     ASSERT_EQ(fwds.size(), 4u); // two chunks x two layers
     // First slice: (5632 * 64 + 32 * 64^2) / 2; the second attends to 64
@@ -328,11 +342,11 @@ TEST(PipelineLowering, ContextAddsAttentionFlops) {
     auto bwds = computeOps(p, prog::ComputeKind::Bwd);
     ASSERT_EQ(bwds.size(), 4u);
     EXPECT_EQ(bwds[0]->slices, (std::vector<int64_t>{1}));
-    EXPECT_DOUBLE_EQ(bwds[0]->flops, 950272);
-    EXPECT_EQ(bwds[0]->memoryDeltaBytes, -(16384 + 1024));
+    EXPECT_DOUBLE_EQ(bwds[0]->flops, 950272 + headBwd);
+    EXPECT_EQ(bwds[0]->memoryDeltaBytes, -(16384 + 1024) - logits);
     EXPECT_EQ(bwds[3]->slices, (std::vector<int64_t>{0}));
     EXPECT_DOUBLE_EQ(bwds[3]->flops, 557056);
-    EXPECT_DOUBLE_EQ(bwds[0]->flops - bwds[3]->flops,
+    EXPECT_DOUBLE_EQ(bwds[0]->flops - headBwd - bwds[3]->flops,
                      3 * 32.0 * (128 * 128 - 2 * 64 * 64) / 2);
     EXPECT_FALSE(sim::checkSliceOrder(p).has_value());
   }
@@ -347,27 +361,32 @@ TEST(PipelineLowering, CheckpointedChunksRecomputeAndKeepTheirKv) {
   ASSERT_TRUE(plain.ok()) << plain.error;
   ASSERT_TRUE(full.ok()) << full.error;
 
-  for (const prog::Program &p : full.programs) {
+  for (size_t r = 0; r < full.programs.size(); ++r) {
+    const prog::Program &p = full.programs[r];
+    const double headBwd = r >= 2 ? 2 * 32768 : 0; // as above
+    const int64_t logits = r >= 2 ? 4096 : 0;      // as above
     auto fwds = computeOps(p, prog::ComputeKind::Fwd);
     auto recs = computeOps(p, prog::ComputeKind::Recompute);
     ASSERT_EQ(fwds.size(), 4u);
     ASSERT_EQ(recs.size(), 4u);
     // A checkpointed layer keeps its input (32 * 64 / 2), the split
-    // slice's K and V (32 * 64 / 2) and its dK / dV (the same).
-    for (const prog::Op *f : fwds)
-      EXPECT_EQ(f->memoryDeltaBytes, 3 * 1024);
+    // slice's K and V (32 * 64 / 2) and its dK / dV (the same); layer 3
+    // also the logits.
+    for (size_t i = 0; i < fwds.size(); ++i)
+      EXPECT_EQ(fwds[i]->memoryDeltaBytes, 3 * 1024 + (i % 2 ? logits : 0));
     // Recompute: the forward again, backward order (second slice first),
     // restoring what the layer did not keep (512 * 64 / 2 less the input
     // and K / V); the backward frees it all, and costs what it costs
     // without checkpointing (2 * forward + core, ContextAddsAttentionFlops).
+    // The head is not recomputed.
     EXPECT_DOUBLE_EQ(recs[0]->flops, 376832);
     EXPECT_EQ(recs[0]->memoryDeltaBytes, 16384 - 2048);
     EXPECT_DOUBLE_EQ(recs[3]->flops, 245760);
     EXPECT_EQ(recs[3]->memoryDeltaBytes, 16384 - 2048);
     auto bwds = computeOps(p, prog::ComputeKind::Bwd);
     ASSERT_EQ(bwds.size(), 4u);
-    EXPECT_DOUBLE_EQ(bwds[0]->flops, 950272);
-    EXPECT_EQ(bwds[0]->memoryDeltaBytes, -(16384 + 1024));
+    EXPECT_DOUBLE_EQ(bwds[0]->flops, 950272 + headBwd);
+    EXPECT_EQ(bwds[0]->memoryDeltaBytes, -(16384 + 1024) - logits);
     EXPECT_DOUBLE_EQ(bwds[3]->flops, 557056);
     int64_t net = 0;
     for (const prog::Op &op : p.ops)
@@ -383,9 +402,11 @@ TEST(PipelineLowering, CheckpointedChunksRecomputeAndKeepTheirKv) {
       }
   }
   // Per layer and rank without checkpointing: forwards 245760 + 376832 =
-  // 622592, backwards 557056 + 950272 = 1507328; 2 layers a stage, 4 ranks.
-  // Checkpointing every layer adds one forward per layer.
-  EXPECT_DOUBLE_EQ(plain.totalFlops, 4 * 2 * (622592 + 1507328));
+  // 622592, backwards 557056 + 950272 = 1507328; 2 layers a stage, 4 ranks;
+  // the head on stage 1's 2 ranks, 3 * 32768 per slice. Checkpointing every
+  // layer adds one forward per layer (the head is not recomputed).
+  EXPECT_DOUBLE_EQ(plain.totalFlops,
+                   4 * 2 * (622592 + 1507328) + 2 * 2 * 3 * 32768);
   EXPECT_DOUBLE_EQ(full.totalFlops, plain.totalFlops + 4 * 2 * 622592);
 
   sim::SimResult a = simulate(plain, 1e-7), b = simulate(full, 1e-7);
@@ -610,9 +631,12 @@ TEST(PipelineLowering, RandomPipelinesNeverDeadlock) {
 }
 
 // Equal chunks, N_split = 1, free communication: the 1F1B closed form
-// (m + p - 1)(f + b); every stage idles (p - 1)(f + b), the last stage
-// at the start (warm-up), the first at the end (cool-down). b is not 2 f:
-// the backward recomputes the attention core.
+// (p - 1)(f + b) + m (f' + b'), where the last stage's f' = f + h and
+// b' = b + 2 h add the output head h (StepLowering's OneFOneBMatchesThe-
+// ClosedForm derives it); with h = 0 it is the textbook (m + p - 1)(f + b).
+// The last stage idles (p - 1)(f + b), at the start (warm-up) and the end;
+// the others 3 m h more; the first finishes the step (cool-down). b is not
+// 2 f: the backward recomputes the attention core.
 TEST(PipelineLowering, OneFOneBBubbleMatchesTheClosedForm) {
   for (int64_t stages : {2, 4}) {
     for (int64_t m : {1, 3, 6}) {
@@ -633,11 +657,15 @@ TEST(PipelineLowering, OneFOneBBubbleMatchesTheClosedForm) {
       const double layers = 4.0 / static_cast<double>(stages);
       const double f = layers * 245760 / 1e12;
       const double b = layers * 557056 / 1e12;
+      const double h = 1024.0 * 64 / 2 / 1e12;
       const double bubble = static_cast<double>(stages - 1) * (f + b);
-      EXPECT_NEAR(result.stepSeconds,
-                  static_cast<double>(m + stages - 1) * (f + b), 1e-15);
-      for (const sim::RankResult &rank : result.ranks)
-        EXPECT_NEAR(rank.idleSeconds, bubble, 1e-15);
+      const double mm = static_cast<double>(m);
+      EXPECT_NEAR(result.stepSeconds, bubble + mm * (f + b + 3 * h), 1e-15);
+      for (size_t r = 0; r < result.ranks.size(); ++r)
+        EXPECT_NEAR(result.ranks[r].idleSeconds,
+                    bubble + (r + 2 < result.ranks.size() ? 3 * mm * h : 0),
+                    1e-15)
+            << r;
       // The last stage waits (p - 1) f for its first forward (warm-up);
       // the first stage, whose idle is the cool-down's wait for
       // gradients, finishes the step.

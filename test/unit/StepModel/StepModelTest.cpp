@@ -42,6 +42,38 @@ TEST(StepModel, StageLayersGiveTheRemainderToTheFirstStages) {
   EXPECT_EQ(stageLayers(10, 4, 3), (Range{8, 10}));
 }
 
+// The resident parts add up to residentBytes. A 2-layer model of h = 16,
+// 4 heads of 4, GeLU ffn 64, vocab 32: 2 x 2848 + 2 x 512 + 16 = 6736
+// parameters on one stage; ZeRO over 4 ranks shards weights (2 bytes each)
+// at stage 3, gradients (2) from stage 2, the optimizer's 12 from stage 1.
+TEST(StepModel, ResidentPartsAddUpByZeroStage) {
+  TrainModel m;
+  m.shape.layers = 2;
+  m.shape.hidden = 16;
+  m.shape.heads = 4;
+  m.shape.kvHeads = 4;
+  m.shape.ffn = 64;
+  m.shape.vocab = 32;
+  m.shape.mlp = plexus::cost::MlpKind::GeLU;
+  const int64_t p =
+      2 * plexus::cost::layerParameters(m.shape, 0) + 2 * 512 + 16;
+  for (int64_t zero : {0, 1, 2, 3}) {
+    m.zero = zero;
+    ResidentParts parts = residentParts(m, {1, 1, 1, 1}, 0, 4);
+    EXPECT_EQ(parts.total(), residentBytes(m, {1, 1, 1, 1}, 0, 4)) << zero;
+    EXPECT_EQ(parts.weights, zero == 3 ? (2 * p + 3) / 4 : 2 * p) << zero;
+    EXPECT_EQ(parts.gradients, zero >= 2 ? (2 * p + 3) / 4 : 2 * p) << zero;
+    EXPECT_EQ(parts.optimizer, zero >= 1 ? (12 * p + 3) / 4 : 12 * p) << zero;
+    // ZeRO-3 gathers two layers ahead: 2 x 2848 x 2 bytes.
+    EXPECT_EQ(parts.gathered,
+              zero == 3 ? 2 * plexus::cost::layerParameters(m.shape, 0) * 2 : 0)
+        << zero;
+  }
+  // Once per step, the whole stage's weights and gradients stay gathered.
+  m.zeroOncePerStep = true;
+  EXPECT_EQ(residentParts(m, {1, 1, 1, 1}, 0, 4).gathered, 2 * p * 2);
+}
+
 TEST(StepModel, OneFOneBOrderOfEachStage) {
   // 4 stages, 6 micro-batches: stage 0 warms up with 3 forwards.
   EXPECT_EQ(oneFOneBOrder(4, 0, 6),

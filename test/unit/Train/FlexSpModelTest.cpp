@@ -21,7 +21,9 @@ double directTrainFlops(const step::TrainModel &m, int64_t s) {
     f += cost::layerTrainFlops(
              cost::layerForwardFlops(m.shape, l, {s, 0}).value, m.checkpointing)
              .total();
-  return f;
+  // The output head: forward 2 s h V, backward twice that.
+  return f +
+         3 * 2.0 * double(s) * double(m.shape.hidden) * double(m.shape.vocab);
 }
 
 /// A callback where every all-to-all takes 1 s and every all-gather 0.5 s.
