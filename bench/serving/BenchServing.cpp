@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -280,6 +281,105 @@ WorkloadRun runWorkload(const char *name, const ServingModel &m,
   return out;
 }
 
+/// DeepEP's published low-latency kernels (deepseek-ai/DeepEP README,
+/// "Low-latency kernels with pure RDMA": H800, one CX7 400 Gb/s NIC per
+/// GPU, 128 tokens per rank, hidden 7168, top-8 experts, FP8 dispatch and
+/// BF16 combine), microseconds per dispatch and per combine by EP size.
+struct DeepEpRow {
+  int64_t ep;
+  double dispatchUs, combineUs;
+};
+constexpr DeepEpRow kDeepEpLowLatency[] = {
+    {16, 118, 195}, {32, 155, 273}, {64, 173, 314}, {128, 192, 369},
+    {256, 194, 360}};
+
+/// The fixed latency per dispatch or combine that DeepEP's measurements
+/// leave once our model's bandwidth term is taken off: a token's top-8
+/// copies to ranks outside its 8-GPU node, (ep - 8) / ep of them, of
+/// 7168 x (1 + 2) bytes (FP8 out, BF16 back), over the NIC at the model's
+/// link efficiency. Prints the table and returns the mean over the rows
+/// (the default ServingCostOptions::interAllToAllLatency is this, rounded).
+double deepEpImpliedLatency(const ServingModel &m) {
+  std::printf("\n== EP all-to-all latency from DeepEP's measurements ==\n");
+  bench::MarkdownTable &t = doc->table(
+      "Cross-node dispatch + combine: DeepEP's low-latency kernels (H800, "
+      "400 Gb/s per GPU, 128 tokens per rank, top-8) beside the bandwidth "
+      "term of our model");
+  t.header = {"EP", "dispatch + combine (DeepEP)", "bytes over the NIC, ours",
+              "fixed latency per op, implied"};
+  const double rate = m.hardware.interNodeBandwidth * m.cost.linkEfficiency;
+  double sum = 0, lo = 1e9, hi = 0;
+  for (const DeepEpRow &r : kDeepEpLowLatency) {
+    const double copies = 8.0 * double(r.ep - 8) / double(r.ep);
+    const double bytes = 128.0 * copies * 7168.0 * 3.0;
+    const double bytesUs = bytes / rate * 1e6;
+    const double implied = (r.dispatchUs + r.combineUs - bytesUs) / 2;
+    sum += implied;
+    lo = std::min(lo, implied);
+    hi = std::max(hi, implied);
+    std::printf("    EP%-4lld measured %4.0f us, bytes %6.1f us -> %5.1f us "
+                "per op\n",
+                (long long)r.ep, r.dispatchUs + r.combineUs, bytesUs, implied);
+    t.row({bench::format("%lld", (long long)r.ep),
+           bench::format("%.0f us", r.dispatchUs + r.combineUs),
+           bench::format("%.1f us", bytesUs), bench::format("%.1f us", implied)});
+  }
+  const double mean = sum / double(std::size(kDeepEpLowLatency));
+  t.notes.push_back(bench::format(
+      "Implied fixed latency per dispatch or combine: %.1f-%.1f us, mean "
+      "%.1f us; the model's default is %.0f us (at %.0f %% of the NIC's "
+      "%.0f GB/s).",
+      lo, hi, mean, m.cost.interAllToAllLatency * 1e6,
+      100 * m.cost.linkEfficiency, m.hardware.interNodeBandwidth / 1e9));
+  std::printf("    implied %.1f-%.1f us, mean %.1f us; default %.0f us\n", lo,
+              hi, mean, m.cost.interAllToAllLatency * 1e6);
+  check("the default cross-node all-to-all latency lies within what "
+        "DeepEP's measurements imply",
+        m.cost.interAllToAllLatency * 1e6 >= lo &&
+            m.cost.interAllToAllLatency * 1e6 <= hi);
+  return mean;
+}
+
+/// PipeSwift (PP2 x EP8: its all-to-alls stay in a node) against wide
+/// EP16 + prefill delay (across two nodes) as the two all-to-all latencies
+/// move: how much of the comparison the constants decide.
+void latencySensitivity(const ServingModel &base, const AgentWorkload &swe,
+                        const AgentWorkload &browse) {
+  std::printf("\n== Sensitivity to the all-to-all latencies ==\n");
+  bench::MarkdownTable &t = doc->table(
+      "Sensitivity: PipeSwift (I = 32) over wide EP16 + prefill delay as the "
+      "all-to-all latencies move");
+  t.header = {"in-node latency", "cross-node latency", "SWE-like",
+              "BrowseComp-like"};
+  const double pairs[][2] = {{15e-6, 5e-6},  {15e-6, 12e-6}, {15e-6, 20e-6},
+                             {15e-6, 40e-6}, {15e-6, 80e-6}, {5e-6, 12e-6},
+                             {30e-6, 12e-6}};
+  for (const auto &pair : pairs) {
+    ServingModel m = base;
+    m.cost.intraAllToAllLatency = pair[0];
+    m.cost.interAllToAllLatency = pair[1];
+    std::vector<std::string> cells = {bench::format("%.0f us", pair[0] * 1e6),
+                                      bench::format("%.0f us", pair[1] * 1e6)};
+    std::printf("    intra %3.0f us, inter %3.0f us:", pair[0] * 1e6,
+                pair[1] * 1e6);
+    for (const AgentWorkload *w : {&swe, &browse}) {
+      Row pipe = run("PipeSwift", *w, pipeSwiftSystem(m, *w, kChips,
+                                                      kPaperInterval));
+      Row wide = run("wide EP16 + delay", *w, wideEpSystem(m, *w, kChips, true));
+      const bool ok = usable(pipe) && usable(wide);
+      const double ratio =
+          ok ? wide.r.metrics.overallJct / pipe.r.metrics.overallJct : 0;
+      std::printf(" %6.2fx", ratio);
+      cells.push_back(ok ? bench::format("%.2fx", ratio) : "n/a");
+    }
+    std::printf("\n");
+    t.row(cells);
+  }
+  t.notes.push_back("Rows 1-5 move the cross-node latency at the default "
+                    "in-node one; rows 6-7 the in-node latency at the "
+                    "default cross-node one.");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -313,6 +413,8 @@ int main(int argc, char **argv) {
       runWorkload("SWE-Bench-like, 512 tasks, concurrency 128", m, *swe);
   WorkloadRun b =
       runWorkload("BrowseComp-like, 512 tasks, concurrency 80", m, *browse);
+  deepEpImpliedLatency(m);
+  latencySensitivity(m, *swe, *browse);
   std::printf("\n  BrowseComp case study beside the paper (reference 1.8):\n");
   std::printf("    %-36s %10s %10s %9s %9s\n", "system", "paper s", "ours s",
               "paper P99", "ours P99");

@@ -102,8 +102,11 @@ struct ServingCostOptions {
   // Fixed costs, seconds.
   double layerOverheadSeconds = 10e-6;     // launches per layer and pass
   double microBatchOverheadSeconds = 2e-3; // per prefill micro-batch/stage
-  double intraAllToAllLatency = 15e-6;     // one dispatch or combine
-  double interAllToAllLatency = 40e-6;     // ... across nodes
+  double intraAllToAllLatency = 15e-6; // one dispatch or combine (ours)
+  /// ... across nodes: what DeepEP's published low-latency kernels leave
+  /// after this model's bandwidth term (bench-serving derives it;
+  /// docs/serving.md, "The all-to-all latencies").
+  double interAllToAllLatency = 12e-6;
   double allReduceLatency = 10e-6;         // TP attention, per layer
   double p2pLatencyIntra = 10e-6;          // a PP send inside a node
   double p2pLatencyInter = 20e-6;          // ... between nodes
