@@ -8,7 +8,7 @@
 // the published one and the error of each, then the mean and largest
 // absolute error and how many rows are within the 15 % target. FlexSP's
 // DeepSpeed bars are means over 40 iterations after 10 warm-up ones, so
-// those rows average steps 10..49 (--quick: 10..13). Deterministic. With
+// those rows average steps 10..49, FlexSP's own 10..17 (--quick: 10..13). Deterministic. With
 // --markdown FILE the table, each row's role (used to set a parameter or
 // held out) and the summary are also written as markdown
 // (docs/generated/calibration.md).
@@ -37,7 +37,7 @@ using namespace plexus;
 
 namespace {
 
-/// One published measurement and the steps its figure averages over.
+/// One published measurement and the steps we average it over.
 struct Row {
   const char *spec;   ///< file in the specs directory
   const char *source; ///< where the figure is from (SOURCES.md has more)

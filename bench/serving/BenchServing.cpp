@@ -351,9 +351,11 @@ void latencySensitivity(const ServingModel &base, const AgentWorkload &swe,
       "all-to-all latencies move");
   t.header = {"in-node latency", "cross-node latency", "SWE-like",
               "BrowseComp-like"};
-  const double pairs[][2] = {{15e-6, 5e-6},  {15e-6, 12e-6}, {15e-6, 20e-6},
-                             {15e-6, 40e-6}, {15e-6, 80e-6}, {5e-6, 12e-6},
-                             {30e-6, 12e-6}};
+  const double intra = base.cost.intraAllToAllLatency,
+               inter = base.cost.interAllToAllLatency;
+  const double pairs[][2] = {{intra, 5e-6},  {intra, inter}, {intra, 20e-6},
+                             {intra, 40e-6}, {intra, 80e-6}, {5e-6, inter},
+                             {30e-6, inter}};
   for (const auto &pair : pairs) {
     ServingModel m = base;
     m.cost.intraAllToAllLatency = pair[0];

@@ -28,8 +28,9 @@
 //    small chunk lasts at least that long;
 //  - memory: M_token is the cost model's activation bytes per token of
 //    every layer (selective), D the hidden size, D_kv the K (or
-//    V) elements per token of a layer (GQA-aware), no separate logits
-//    term (the lowering keeps none); M_ms(p) is the lowering's resident
+//    V) elements per token of a layer (GQA-aware), M_logits the loss's
+//    fp32 logits per token on the last stage (cost::logitBytesPerToken,
+//    as the lowering keeps them); M_ms(p) is the lowering's resident
 //    bytes of stage p (its layers' model states under ZeRO-3 over d_s,
 //    embedding and head on the end stages, two gathered layer buffers);
 //    the budget is the job's usable memory per chip less a reserve of

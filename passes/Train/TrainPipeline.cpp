@@ -579,7 +579,7 @@ void accumulate(Accumulator &acc, const Judged &j, int64_t step,
   for (size_t r = 0; r < result.ranks.size(); ++r) {
     const sim::RankResult &rr = result.ranks[r];
     if (rr.peakMemoryBytes > o.peakMemoryBytes[r]) {
-      o.peakMemoryBytes[r] = std::max(o.peakMemoryBytes[r], rr.peakMemoryBytes);
+      o.peakMemoryBytes[r] = rr.peakMemoryBytes;
       if (r < j.sim.resident.size())
         o.peakResident[r] = j.sim.resident[r];
     }
