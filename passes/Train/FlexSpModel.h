@@ -26,8 +26,8 @@
 
 namespace plexus::train {
 
-/// Training FLOPs (forward, backward and recompute, all layers and the output head) of one
-/// sequence of `tokens` as c2 s^2 + c1 s: the causal attention core is the
+/// Training FLOPs (forward, backward and recompute, all layers and the
+/// output head) of one sequence of `tokens` as c2 s^2 + c1 s: the causal attention core is the
 /// quadratic part, everything else linear. Exact for the cost model's
 /// FLOP counts (they are quadratic polynomials in s).
 struct FlopsPolynomial {

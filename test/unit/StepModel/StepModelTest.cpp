@@ -43,7 +43,7 @@ TEST(StepModel, StageLayersGiveTheRemainderToTheFirstStages) {
 }
 
 // The resident parts add up to residentBytes. A 2-layer model of h = 16,
-// 4 heads of 4, GeLU ffn 64, vocab 32: 2 x 2848 + 2 x 512 + 16 = 6736
+// 4 heads of 4, 2 KV heads, GeLU ffn 64, vocab 32: 2 x 2848 + 2 x 512 + 16 = 6736
 // parameters on one stage; ZeRO over 4 ranks shards weights (2 bytes each)
 // at stage 3, gradients (2) from stage 2, the optimizer's 12 from stage 1.
 TEST(StepModel, ResidentPartsAddUpByZeroStage) {
@@ -51,10 +51,11 @@ TEST(StepModel, ResidentPartsAddUpByZeroStage) {
   m.shape.layers = 2;
   m.shape.hidden = 16;
   m.shape.heads = 4;
-  m.shape.kvHeads = 4;
+  m.shape.kvHeads = 2;
   m.shape.ffn = 64;
   m.shape.vocab = 32;
   m.shape.mlp = plexus::cost::MlpKind::GeLU;
+  ASSERT_EQ(plexus::cost::layerParameters(m.shape, 0), 2848);
   const int64_t p =
       2 * plexus::cost::layerParameters(m.shape, 0) + 2 * 512 + 16;
   for (int64_t zero : {0, 1, 2, 3}) {
