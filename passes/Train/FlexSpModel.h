@@ -27,8 +27,8 @@
 namespace plexus::train {
 
 /// Training FLOPs (forward, backward and recompute, all layers and the
-/// output head) of one sequence of `tokens` as c2 s^2 + c1 s: the causal attention core is the
-/// quadratic part, everything else linear. Exact for the cost model's
+/// output head) of one sequence of `tokens` as c2 s^2 + c1 s: the causal
+/// attention core is the quadratic part, everything else linear. Exact for the cost model's
 /// FLOP counts (they are quadratic polynomials in s).
 struct FlopsPolynomial {
   double quadratic = 0; ///< FLOPs per token^2
