@@ -138,7 +138,9 @@ private:
     auto chip = plx::ChipAttr::get(
         &context_, f.chip.name, f.chip.bf16Flops, f.chip.fp8Flops,
         f.chip.hbmBytes, f.chip.hbmBandwidth, f.chip.nvlinkBandwidth,
-        f.chip.overlapComputeSlowdown, f.chip.overlapCommEfficiency);
+        f.chip.overlapComputeSlowdown, f.chip.overlapCommEfficiency,
+        f.chip.gemmEfficiency, f.chip.attentionEfficiency,
+        f.chip.memoryEfficiency);
     const fabric::TopologyShape &t = f.topology;
     Attribute topology;
     switch (t.kind) {

@@ -1586,7 +1586,8 @@ private:
     static const Block empty;
     BlockReader r(v.block ? *v.block : empty, "chip '" + v.name + "'", v.loc,
                   {"bf16", "fp8", "hbm", "hbm_bw", "nvlink", "overlap_slowdown",
-                   "overlap_comm_efficiency"},
+                   "overlap_comm_efficiency", "gemm_efficiency",
+                   "attention_efficiency", "memory_efficiency"},
                   outer.diags());
     auto bf16 = r.real("bf16", custom, Dimension::FlopsPerSecond, 1e6, 1e18);
     auto fp8 = r.real("fp8", false, Dimension::FlopsPerSecond, 0.0, 1e18);
@@ -1598,8 +1599,19 @@ private:
         r.real("overlap_slowdown", false, Dimension::Count, 0.0, 4.0);
     auto overlapComm =
         r.real("overlap_comm_efficiency", false, Dimension::Count, 0.01, 1.0);
+    auto gemm = r.real("gemm_efficiency", false, Dimension::Count, 0.01, 1.0);
+    auto attention =
+        r.real("attention_efficiency", false, Dimension::Count, 0.01, 1.0);
+    auto memory =
+        r.real("memory_efficiency", false, Dimension::Count, 0.01, 1.0);
     if (r.failed())
       return false;
+    if (gemm)
+      f.chip.gemmEfficiency = *gemm;
+    if (attention)
+      f.chip.attentionEfficiency = *attention;
+    if (memory)
+      f.chip.memoryEfficiency = *memory;
     if (overlapSlowdown)
       f.chip.overlapComputeSlowdown = *overlapSlowdown;
     if (overlapComm)

@@ -44,6 +44,9 @@ std::vector<ChipSpec> buildCatalog() {
   // The export variant of A100 80GB: same die and memory, NVLink cut to 400.
   chips.push_back(
       makeChip("A800", "NVIDIA A800 SXM4 80GB", 312, 0, 80 * kGB, 2039, 400));
+  // Ampere's GEMMs (kAmpereGemmEfficiency, ChipCatalog.h).
+  for (ChipSpec &chip : chips)
+    chip.gemmEfficiency = kAmpereGemmEfficiency;
   // Hopper.
   chips.push_back(makeChip("H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 80 * kGB,
                            3350, 900));
@@ -56,13 +59,17 @@ std::vector<ChipSpec> buildCatalog() {
   // Grace CPU's LPDDR5X is not counted as device memory.
   chips.push_back(makeChip("GH200", "NVIDIA GH200 Grace Hopper (96GB HBM3)",
                            989, 1979, 96 * kGB, 4000, 900));
-  // Blackwell, one GPU of an HGX B200 board (1000 W configuration).
+  // Blackwell, one GPU of an HGX B200 board (1000 W configuration); no
+  // published mamf-finder figure in our sources, so Hopper's rates.
   chips.push_back(makeChip("B200", "NVIDIA B200 (HGX B200) 180GB", 2250, 4500,
                            180 * kGB, 8000, 1800));
   // A generic server CPU socket for tiny end-to-end runs (see
   // docs/cost-model.md): modest round numbers, not a product.
   chips.push_back(
       makeChip("CPU", "generic CPU socket", 2, 0, 64 * kGiB, 100, 0));
+  // The generic socket keeps one round rate for all of its work.
+  chips.back().gemmEfficiency = 0.5;
+  chips.back().attentionEfficiency = 0.5;
   return chips;
 }
 

@@ -29,6 +29,30 @@ inline constexpr double kDefaultOverlapComputeSlowdown = 0.189;
 /// gives the source and the calibration rows that set it.
 inline constexpr double kDefaultOverlapCommEfficiency = 0.9;
 
+/// What the chip's kernels achieve (docs/cost-model.md, "Compute time by
+/// kind of kernel"; cost::ComputeRates).
+///
+/// GEMMs: the maximum achievable matmul FLOP/s that Stas Bekman's
+/// mamf-finder measured on large BF16 GEMMs is the ceiling (A100 SXM 267.9
+/// of 312 TFLOP/s, H100 SXM 792.1 of 989); a training step's GEMMs reach a
+/// share of it (kernel gaps, tile shapes of tp-split weights, framework
+/// overhead). That share is set by two calibration rows (Megatron-LM SC'21
+/// 18B and 145B on A100: 0.66 of the peak balances their errors;
+/// bench/calibration/SOURCES.md) and carried to the other chips.
+inline constexpr double kAmpereMamf = 267.9 / 312;
+inline constexpr double kHopperMamf = 792.1 / 989;
+inline constexpr double kAmpereGemmEfficiency = 0.66;
+inline constexpr double kTrainingShareOfMamf =
+    kAmpereGemmEfficiency / kAmpereMamf;
+/// The defaults are Hopper's. Fused attention 0.55 of the peak is our
+/// reading of FlashAttention-2's published 50-73 % forward (its backward
+/// lower) and FlashAttention-3's up to 75 % forward on H100; memory-bound
+/// kernels 0.75 of HBM bandwidth, the serving model's memory efficiency.
+inline constexpr double kDefaultGemmEfficiency =
+    kHopperMamf * kTrainingShareOfMamf;
+inline constexpr double kDefaultAttentionEfficiency = 0.55;
+inline constexpr double kDefaultMemoryEfficiency = 0.75;
+
 /// Peak figures of one accelerator (or CPU socket). Units are base SI units:
 /// FLOP/s, bytes, bytes/s. A figure of 0 means "not supported" (FP8 on A100).
 struct ChipSpec {
@@ -43,6 +67,11 @@ struct ChipSpec {
   /// Compute and a stream collective running together (above).
   double overlapComputeSlowdown = kDefaultOverlapComputeSlowdown;
   double overlapCommEfficiency = kDefaultOverlapCommEfficiency;
+  /// Achieved fractions: of the dense BF16 peak on large GEMMs and on a
+  /// fused attention core, of HBM bandwidth on memory-bound kernels.
+  double gemmEfficiency = kDefaultGemmEfficiency;
+  double attentionEfficiency = kDefaultAttentionEfficiency;
+  double memoryEfficiency = kDefaultMemoryEfficiency;
 };
 
 /// All catalog entries, in a fixed order (stable output).

@@ -279,8 +279,8 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
                                .value.paramBytes;
             w.paramShardBytes = (w.paramBytes + zeroWays - 1) / zeroWays;
           }
-          double layer = step::computeSecondsFor(
-              model, w.forwardFlops + w.recomputeFlops + w.backwardFlops);
+          double layer =
+              w.forwardSeconds + w.recomputeSeconds + w.backwardSeconds;
           layer += 2 * time(prog::CommKind::AllToAll, spRanks, w.allToAllBytes);
           layer +=
               2 * time(prog::CommKind::AllReduce, tpRanks, w.tpAllReduceBytes);

@@ -281,23 +281,104 @@ CostResult<int64_t> modelStateBytesPerChip(int64_t parameters, int64_t zero,
   return result;
 }
 
-CostResult<double> computeSeconds(double flops, const ChipSpec &chip,
-                                  double efficiency) {
-  CostResult<double> result;
-  if (!std::isfinite(flops) || flops < 0)
-    result.problems.push_back(
-        {"flops", "FLOPs must be finite and not negative"});
-  if (!(efficiency > 0 && efficiency <= 1))
-    result.problems.push_back(
-        {"efficiency", "efficiency must be in (0, 1], the achieved fraction "
-                       "of peak"});
-  if (!(chip.bf16Flops > 0) || !std::isfinite(chip.bf16Flops))
-    result.problems.push_back(
-        {"chip", "chip '" + chip.name + "' has no positive BF16 peak"});
+ComputeRates chipRates(const ChipSpec &chip) {
+  ComputeRates r;
+  r.peakFlops = chip.bf16Flops;
+  r.hbmBandwidth = chip.hbmBandwidth;
+  r.gemmEfficiency = chip.gemmEfficiency;
+  r.kernels = KernelRates{chip.attentionEfficiency, chip.memoryEfficiency};
+  return r;
+}
+
+int64_t eagerScoreBytes(const TransformerShape &shape) {
+  return 4 * bytesPerElement(shape.dtype) + kMaskBytes;
+}
+
+ElementwiseBytes elementwiseBytesPerToken(const TransformerShape &shape,
+                                          int64_t layerIndex) {
+  const int64_t e = bytesPerElement(shape.dtype);
+  const int64_t h = shape.hidden;
+  const int64_t norm = 2 * e * h;
+  const int64_t add = 3 * e * h + kMaskBytes * h;
+  // The activation reads GeLU's input or SwiGLU's gate and up outputs and
+  // writes its output, ffn wide each (per active expert under MoE).
+  const int64_t tensors = shape.mlp == MlpKind::SwiGLU ? 3 : 2;
+  int64_t inner = shape.ffn;
+  if (!usesDenseMlp(shape, layerIndex))
+    inner = (shape.topK + shape.sharedExperts) * shape.moeFfn;
+  ElementwiseBytes b;
+  b.attention = norm + add;
+  b.mlp = norm + tensors * e * inner + add;
+  return b;
+}
+
+CostResult<LayerSeconds> layerForwardSeconds(const TransformerShape &shape,
+                                             int64_t layerIndex, Slice slice,
+                                             const ComputeRates &rates,
+                                             AttentionKernel kernel) {
+  CostResult<LayerSeconds> result;
+  auto flops = layerForwardFlops(shape, layerIndex, slice);
+  result.problems = flops.problems;
+  auto rate = [&](const char *field, double v) {
+    if (!(v > 0 && v <= 1))
+      result.problems.push_back(
+          {field, std::string(field) + " must be in (0, 1]"});
+  };
+  rate("gemm_efficiency", rates.gemmEfficiency);
+  if (rates.kernels) {
+    rate("attention_efficiency", rates.kernels->attentionEfficiency);
+    rate("memory_efficiency", rates.kernels->memoryEfficiency);
+    if (!(rates.hbmBandwidth > 0))
+      result.problems.push_back(
+          {"hbm_bandwidth", "the chip needs a positive HBM bandwidth"});
+  }
+  if (!(rates.peakFlops > 0))
+    result.problems.push_back({"chip", "the chip needs a positive BF16 peak"});
   if (!result.ok())
     return result;
-  result.value = flops / (chip.bf16Flops * efficiency);
+
+  const LayerFlops &f = flops.value;
+  const double gemm = rates.gemmRate();
+  LayerSeconds &t = result.value;
+  t.attentionProjections = f.attentionProjections / gemm;
+  t.feedForward = f.feedForward / gemm;
+  if (!rates.kernels) {
+    t.attentionCore = f.attentionCore / gemm;
+    return result;
+  }
+  const double memory = rates.hbmBandwidth * rates.kernels->memoryEfficiency;
+  const double tokens = static_cast<double>(slice.tokens);
+  const ElementwiseBytes eb = elementwiseBytesPerToken(shape, layerIndex);
+  t.attentionProjections += tokens * static_cast<double>(eb.attention) / memory;
+  t.feedForward += tokens * static_cast<double>(eb.mlp) / memory;
+  if (kernel == AttentionKernel::Fused) {
+    t.attentionCore = f.attentionCore /
+                      (rates.peakFlops * rates.kernels->attentionEfficiency);
+  } else {
+    // Every query scores every key of its rectangle, the masked ones too:
+    // tokens x (context + tokens) scores per head against the causal pairs
+    // layerForwardFlops counts, through two GEMMs and the softmax and
+    // dropout kernels.
+    const double end = static_cast<double>(slice.context + slice.tokens);
+    const double start = static_cast<double>(slice.context);
+    const double pairs = (end * end - start * start) / 2;
+    const double rectangle = tokens * end;
+    t.attentionCore = f.attentionCore * (rectangle / pairs) / gemm +
+                      rectangle * static_cast<double>(shape.heads) *
+                          static_cast<double>(eagerScoreBytes(shape)) / memory;
+  }
   return result;
+}
+
+double recomputeSeconds(const LayerSeconds &seconds, Checkpointing mode) {
+  LayerFlops asFlops{seconds.attentionProjections, seconds.attentionCore,
+                     seconds.feedForward};
+  return recomputeFlops(asFlops, mode);
+}
+
+double headForwardSeconds(const TransformerShape &shape, int64_t tokens,
+                          const ComputeRates &rates) {
+  return headForwardFlops(shape, tokens) / rates.gemmRate();
 }
 
 } // namespace plexus::cost

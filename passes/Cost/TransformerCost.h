@@ -15,6 +15,7 @@
 #include "dialects/Common/TransformerShape.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -140,15 +141,86 @@ int64_t kvBytesPerToken(const TransformerShape &shape);
 CostResult<int64_t> modelStateBytesPerChip(int64_t parameters, int64_t zero,
                                            int64_t dataParallel);
 
-/// Achieved fraction of peak for matmul-heavy work (GEMM-dominated layers at
-/// realistic sizes); the default of computeSeconds.
+/// The flat model's achieved fraction of peak (step::TrainModel's default
+/// GEMM efficiency, the unit tests' closed forms); a job's model takes its
+/// chip's rates instead (ComputeRates).
 constexpr double kDefaultMatmulEfficiency = 0.5;
 
-/// Seconds to run `flops` on `chip`: flops / (chip.bf16Flops × efficiency).
-/// Problems: flops negative or not finite, efficiency outside (0, 1], a chip
-/// without a BF16 peak.
-CostResult<double> computeSeconds(double flops, const ChipSpec &chip,
-                                  double efficiency = kDefaultMatmulEfficiency);
+/// How fast a chip runs each kind of a layer's work (docs/cost-model.md,
+/// "Compute time by kind of kernel"). The GEMMs run at gemmEfficiency of
+/// the dense BF16 peak. With kernels unset the model is flat: every FLOP,
+/// the attention core's too, runs at that rate and memory-bound kernels
+/// cost nothing (the unit tests' closed forms). With kernels set:
+///  - a fused (flash) attention core runs at attentionEfficiency of the
+///    peak over its causal half;
+///  - an eager core runs its two batched GEMMs over the whole score square
+///    (masked half included, as cuBLAS computes it) at gemmEfficiency and
+///    streams its scores through the softmax and dropout kernels
+///    (kEagerScoreBytes per score) at memoryEfficiency of HBM;
+///  - the elementwise kernels around the GEMMs (norms, activation,
+///    bias-dropout-add: elementwiseBytesPerToken) stream at
+///    memoryEfficiency of HBM.
+/// A backward takes twice its forward's time, as it takes twice its FLOPs.
+struct KernelRates {
+  double attentionEfficiency = 0; ///< (0, 1] of the BF16 peak
+  double memoryEfficiency = 0;    ///< (0, 1] of HBM bandwidth
+};
+struct ComputeRates {
+  double peakFlops = 0;      ///< dense BF16 FLOP/s
+  double hbmBandwidth = 0;   ///< bytes/s
+  double gemmEfficiency = 0; ///< (0, 1]
+  std::optional<KernelRates> kernels;
+  double gemmRate() const { return peakFlops * gemmEfficiency; }
+};
+
+/// The chip's catalog rates (ChipSpec's gemm, attention and memory
+/// efficiencies).
+ComputeRates chipRates(const ChipSpec &chip);
+
+/// Bytes an eager attention core streams per score (one query-key pair of
+/// one head) in its forward: the fused scale-mask-softmax reads the scores
+/// and writes the probabilities, dropout reads them and writes its output
+/// (dtype each) and its 1-byte mask.
+int64_t eagerScoreBytes(const TransformerShape &shape);
+
+/// Bytes the elementwise kernels of layer `layerIndex`'s forward stream per
+/// token: each norm reads and writes h; each bias-dropout-add after the O
+/// projection and after the MLP reads the projection's output and the
+/// residual and writes the sum (dtype each) and a 1-byte mask of h; the
+/// activation reads the MLP's inner tensors and writes one (GeLU 2 x ffn,
+/// SwiGLU 3 x ffn; the active experts' under MoE). Split as LayerFlops:
+/// `attention` for the first norm and the attention block's add, `mlp` for
+/// the rest.
+struct ElementwiseBytes {
+  int64_t attention = 0, mlp = 0;
+};
+ElementwiseBytes elementwiseBytesPerToken(const TransformerShape &shape,
+                                          int64_t layerIndex);
+
+/// Seconds of a layer's forward for one slice on one chip, split like
+/// LayerFlops (the projections' and the feed-forward's elementwise kernels
+/// with them). Problems as layerForwardFlops, and rates that are not
+/// positive and at most 1.
+struct LayerSeconds {
+  double attentionProjections = 0;
+  double attentionCore = 0;
+  double feedForward = 0;
+  double total() const {
+    return attentionProjections + attentionCore + feedForward;
+  }
+};
+CostResult<LayerSeconds> layerForwardSeconds(const TransformerShape &shape,
+                                             int64_t layerIndex, Slice slice,
+                                             const ComputeRates &rates,
+                                             AttentionKernel kernel);
+
+/// The recomputed part of a forward of `seconds` under `mode`, as
+/// recomputeFlops chooses FLOPs.
+double recomputeSeconds(const LayerSeconds &seconds, Checkpointing mode);
+
+/// Seconds of the output head's forward (a GEMM) for `tokens` tokens.
+double headForwardSeconds(const TransformerShape &shape, int64_t tokens,
+                          const ComputeRates &rates);
 
 } // namespace plexus::cost
 

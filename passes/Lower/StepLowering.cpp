@@ -310,7 +310,7 @@ public:
                 c.dkvBytes + c.logitBytes;
       }
       compute(prog::ComputeKind::Fwd, w, a, b, sum.forwardFlops + sum.headFlops,
-              kept);
+              sum.forwardSeconds + sum.headSeconds, kept);
       collective(prog::CommKind::AllReduce, prog::GroupKind::Tp, ranks.tp,
                  sum.tpAllReduceBytes);
     }
@@ -374,6 +374,9 @@ private:
       sum.forwardFlops += c.forwardFlops;
       sum.headFlops += c.headFlops;
       sum.coreFlops += c.coreFlops;
+      sum.forwardSeconds += c.forwardSeconds;
+      sum.headSeconds += c.headSeconds;
+      sum.coreSeconds += c.coreSeconds;
       sum.fullBytes += c.fullBytes;
       sum.checkpointBytes += c.checkpointBytes;
       sum.dkvBytes += c.dkvBytes;
@@ -400,16 +403,17 @@ private:
       collective(prog::CommKind::AllGather, prog::GroupKind::Cp, ranks.cp,
                  again.cpKvBytes);
       compute(prog::ComputeKind::Recompute, w, a, recomputeEnd,
-              again.forwardFlops, restored);
+              again.forwardFlops, again.forwardSeconds, restored);
       collective(prog::CommKind::AllReduce, prog::GroupKind::Tp, ranks.tp,
                  again.tpAllReduceBytes);
     }
     const ChunkLayerCost sum = total(w, a, b);
     const bool coreInBackward = ctx.schedule.core == CoreRecompute::InBackward;
     if (!coreInBackward && recomputeEnd < b) {
-      const double core = total(w, recomputeEnd, b).coreFlops;
-      if (core > 0)
-        compute(prog::ComputeKind::Recompute, w, recomputeEnd, b, core, 0);
+      const ChunkLayerCost rest = total(w, recomputeEnd, b);
+      if (rest.coreFlops > 0)
+        compute(prog::ComputeKind::Recompute, w, recomputeEnd, b,
+                rest.coreFlops, rest.coreSeconds, 0);
     }
     collective(prog::CommKind::AllReduce, prog::GroupKind::Tp, ranks.tp,
                sum.tpAllReduceBytes);
@@ -418,6 +422,8 @@ private:
     compute(prog::ComputeKind::Bwd, w, a, b,
             2 * (sum.forwardFlops + sum.headFlops) +
                 (coreInBackward ? sum.coreFlops : 0.0),
+            2 * (sum.forwardSeconds + sum.headSeconds) +
+                (coreInBackward ? sum.coreSeconds : 0.0),
             -(sum.fullBytes + sum.dkvBytes + sum.logitBytes));
     // dK, dV of every rank's keys, reduced to their owners.
     collective(prog::CommKind::ReduceScatter, prog::GroupKind::Cp, ranks.cp,
@@ -466,13 +472,11 @@ private:
                    shardBytes(*work, layers.first, layers.second), layers);
   }
 
-  void compute(prog::ComputeKind kind, const ChunkWork &w, int64_t a,
-               int64_t b, double flops, int64_t memDelta) {
+  void compute(prog::ComputeKind kind, const ChunkWork &w, int64_t a, int64_t b,
+               double flops, double seconds, int64_t memDelta) {
     std::string label = std::string(prog::toString(kind)) + " " +
                         w.chunk->name + " layers " + num(a) + "-" + num(b);
-    prog::Op op = prog::Op::compute(std::move(label), kind,
-                                    computeSecondsFor(ctx.model, flops),
-                                    memDelta);
+    prog::Op op = prog::Op::compute(std::move(label), kind, seconds, memDelta);
     op.layerBegin = a;
     op.layerEnd = b;
     op.stage = pos.stage;

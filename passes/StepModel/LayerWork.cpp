@@ -22,10 +22,6 @@ std::pair<int64_t, int64_t> stageLayers(int64_t layers, int64_t stages,
   return {begin, begin + base + (stage < extra ? 1 : 0)};
 }
 
-double computeSecondsFor(const TrainModel &model, double flops) {
-  return flops / (model.chip.bf16Flops * model.efficiency);
-}
-
 cost::CostResult<ChunkLayerCost>
 chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
                cost::Checkpointing activations,
@@ -44,8 +40,9 @@ chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
       static_cast<double>(layout.ulysses * layout.tp * layout.cp);
   const double tokenSplit = static_cast<double>(layout.ulysses * layout.cp);
   const int64_t d = cost::effectiveHeadDim(shape);
+  const cost::ComputeRates rates = model.rates();
   double fwd = 0, head = 0, core = 0, full = 0, input = 0, tokens = 0,
-         splitTokens = 0;
+         splitTokens = 0, fwdSeconds = 0, headSeconds = 0, coreSeconds = 0;
   for (const ChunkSlice &s : slices) {
     const cost::Slice slice{s.tokens(), s.begin};
     auto flops = cost::layerForwardFlops(shape, layer, slice);
@@ -53,10 +50,20 @@ chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
       result.problems = flops.problems;
       return result;
     }
+    auto seconds =
+        cost::layerForwardSeconds(shape, layer, slice, rates, model.attention);
+    if (!seconds.ok()) {
+      result.problems = seconds.problems;
+      return result;
+    }
     fwd += flops.value.total();
-    if (layer == shape.layers - 1)
+    fwdSeconds += seconds.value.total();
+    if (layer == shape.layers - 1) {
       head += cost::headForwardFlops(shape, s.tokens());
+      headSeconds += cost::headForwardSeconds(shape, s.tokens(), rates);
+    }
     core += cost::recomputeFlops(flops.value, activations);
+    coreSeconds += cost::recomputeSeconds(seconds.value, activations);
     auto kept = cost::activationBytesPerToken(shape, layer, slice, activations,
                                               model.attention);
     if (!kept.ok()) {
@@ -78,6 +85,9 @@ chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
   c.forwardFlops = fwd / split;
   c.headFlops = head / split;
   c.coreFlops = core / split;
+  c.forwardSeconds = fwdSeconds / split;
+  c.headSeconds = headSeconds / split;
+  c.coreSeconds = coreSeconds / split;
   c.fullBytes = roundBytes(full / split);
   c.dkvBytes = roundBytes(
       splitTokens * static_cast<double>(cost::kvBytesPerToken(shape)) / split);
@@ -132,6 +142,9 @@ cost::CostResult<LayerWork> layerWork(const TrainModel &model,
   w.forwardFlops = c.value.forwardFlops + c.value.headFlops;
   w.recomputeFlops = full ? c.value.forwardFlops : c.value.coreFlops;
   w.backwardFlops = 2 * w.forwardFlops;
+  w.forwardSeconds = c.value.forwardSeconds + c.value.headSeconds;
+  w.recomputeSeconds = full ? c.value.forwardSeconds : c.value.coreSeconds;
+  w.backwardSeconds = 2 * w.forwardSeconds;
   w.keptBytes =
       (full ? c.value.checkpointBytes : c.value.fullBytes) + c.value.logitBytes;
   w.recomputeBytes = full ? c.value.fullBytes - c.value.checkpointBytes : 0;

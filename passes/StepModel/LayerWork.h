@@ -26,6 +26,8 @@ struct LayerWork {
   double forwardFlops = 0;   ///< this rank's share, the head's included
   double recomputeFlops = 0; ///< spent again before the backward
   double backwardFlops = 0;
+  /// The same work in seconds on the model's chip (its rates()).
+  double forwardSeconds = 0, recomputeSeconds = 0, backwardSeconds = 0;
   int64_t keptBytes = 0;        ///< kept from fwd to bwd (logits included)
   int64_t recomputeBytes = 0;   ///< extra bytes live from recompute to bwd
   int64_t allToAllBytes = 0;    ///< Ulysses, per pass (fwd and bwd alike)
@@ -55,6 +57,10 @@ struct ChunkLayerCost {
   /// The recomputation `activations` implies (the attention core under
   /// Selective, 0 under None), this rank's share.
   double coreFlops = 0;
+  /// forwardFlops, headFlops and coreFlops in seconds on the model's chip
+  /// (cost::layerForwardSeconds at its rates(), the model's attention
+  /// kernel); a backward takes twice its forward's seconds.
+  double forwardSeconds = 0, headSeconds = 0, coreSeconds = 0;
   /// Kept from forward to backward when the layer is not checkpointed
   /// (under `activations` and the model's attention kernel).
   int64_t fullBytes = 0;
@@ -116,9 +122,6 @@ ResidentParts residentParts(const TrainModel &model, const GroupLayout &layout,
 /// 3) two gathered layer buffers (one in use, one prefetched).
 int64_t residentBytes(const TrainModel &model, const GroupLayout &layout,
                       int64_t stage, int64_t zeroWays, int64_t layersPerOp = 1);
-
-/// Seconds of `flops` on the model's chip at its efficiency.
-double computeSecondsFor(const TrainModel &model, double flops);
 
 } // namespace plexus::step
 

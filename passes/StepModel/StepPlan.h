@@ -17,6 +17,7 @@
 #include "passes/Cost/TransformerCost.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,15 @@ namespace plexus::step {
 struct TrainModel {
   cost::TransformerShape shape;
   cost::ChipSpec chip;
-  /// Achieved fraction of the chip's dense BF16 peak (0, 1].
+  /// Achieved fraction of the chip's dense BF16 peak on GEMMs (0, 1].
   double efficiency = cost::kDefaultMatmulEfficiency;
+  /// The attention core's and the memory-bound kernels' rates; unset, the
+  /// flat model (cost::ComputeRates). A job's model takes its chip's
+  /// (train::trainSetupOf).
+  std::optional<cost::KernelRates> kernels;
+  cost::ComputeRates rates() const {
+    return {chip.bf16Flops, chip.hbmBandwidth, efficiency, kernels};
+  }
   cost::Checkpointing checkpointing = cost::Checkpointing::Selective;
   int64_t zero = 3; ///< ZeRO stage 0..3 over the data-parallel ranks
   /// The attention kernel's activations without checkpointing (fused

@@ -64,8 +64,7 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
   m.checkpointing = cost::Checkpointing::Selective;
   m.zero = 3;
   m.zeroOncePerStep = true;
-  const double rate = m.chip.bf16Flops * m.efficiency;
-  if (!(rate > 0))
+  if (!(m.chip.bf16Flops * m.efficiency > 0))
     return R::fail("the chip has no BF16 peak");
   const cost::TransformerShape &shape = m.shape;
   const int64_t ds = layout.spDegree, dp = layout.stages;
@@ -94,9 +93,9 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
   a.logitsMB =
       static_cast<double>(cost::logitBytesPerToken(shape)) / kMB; // last stage
 
-  const FlopsPolynomial p = trainFlopsPolynomial(m);
-  out.alpha1 = p.quadratic / rate * 1e3;
-  out.alpha2 = p.linear / rate * 1e3;
+  const FlopsPolynomial p = trainSecondsPolynomial(m);
+  out.alpha1 = p.quadratic * 1e3;
+  out.alpha2 = p.linear * 1e3;
 
   if (ds > 1) {
     const int64_t small = int64_t(1) << 20, large = int64_t(64) << 20;

@@ -6,23 +6,44 @@
 
 namespace plexus::train {
 
+namespace {
+
+// F(s) = c2 s^2 + c1 s, from F(1) and F(2) with s in units of 1024
+// tokens: F(1u) = a + b, F(2u) = 4a + 2b.
+template <typename Total> FlopsPolynomial fitQuadratic(Total total) {
+  const double f1 = total(1024), f2 = total(2048);
+  const double a = (f2 - 2 * f1) / 2, b = f1 - a;
+  FlopsPolynomial p;
+  p.quadratic = a / (1024.0 * 1024.0);
+  p.linear = b / 1024.0;
+  return p;
+}
+
+} // namespace
+
 FlopsPolynomial trainFlopsPolynomial(const step::TrainModel &model) {
-  // F(s) = c2 s^2 + c1 s, from F(1) and F(2): c2 = (F(2) - 2 F(1)) / 2.
-  auto total = [&](int64_t s) {
+  return fitQuadratic([&](int64_t s) {
     double f = 0;
     for (int64_t l = 0; l < model.shape.layers; ++l) {
       auto fwd = cost::layerForwardFlops(model.shape, l, {s, 0});
       f += cost::layerTrainFlops(fwd.value, model.checkpointing).total();
     }
     return f + 3 * cost::headForwardFlops(model.shape, s); // fwd + 2x bwd
-  };
-  const double f1 = total(1024), f2 = total(2048);
-  FlopsPolynomial p;
-  // With s in units of 1024 tokens: F(1u) = a + b, F(2u) = 4a + 2b.
-  const double a = (f2 - 2 * f1) / 2, b = f1 - a;
-  p.quadratic = a / (1024.0 * 1024.0);
-  p.linear = b / 1024.0;
-  return p;
+  });
+}
+
+FlopsPolynomial trainSecondsPolynomial(const step::TrainModel &model) {
+  const cost::ComputeRates rates = model.rates();
+  return fitQuadratic([&](int64_t s) {
+    double t = 0;
+    for (int64_t l = 0; l < model.shape.layers; ++l) {
+      auto fwd = cost::layerForwardSeconds(model.shape, l, {s, 0}, rates,
+                                           model.attention);
+      t += 3 * fwd.value.total() +
+           cost::recomputeSeconds(fwd.value, model.checkpointing);
+    }
+    return t + 3 * cost::headForwardSeconds(model.shape, s, rates);
+  });
 }
 
 DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,
@@ -30,15 +51,14 @@ DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,
                                 const prog::CommTimeFn &comm) {
   DerivedFlexSp out;
   const step::TrainModel &m = setup.model;
-  const double rate = m.chip.bf16Flops * m.efficiency; // FLOP/s
-  if (!(rate > 0)) {
+  if (!(m.chip.bf16Flops * m.efficiency > 0)) {
     out.error = "the chip has no BF16 peak";
     return out;
   }
-  FlopsPolynomial p = trainFlopsPolynomial(m);
+  const FlopsPolynomial p = trainSecondsPolynomial(m);
   out.model.name = "derived";
-  out.model.alpha1 = p.quadratic / rate * 1e3;
-  out.model.alpha2 = p.linear / rate * 1e3;
+  out.model.alpha1 = p.quadratic * 1e3;
+  out.model.alpha2 = p.linear * 1e3;
   out.model.layers = m.shape.layers;
   out.model.hidden = m.shape.hidden;
   out.model.actMBPerToken =

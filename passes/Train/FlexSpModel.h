@@ -31,18 +31,24 @@ namespace plexus::train {
 /// attention core is the quadratic part, everything else linear. Exact for the cost model's
 /// FLOP counts (they are quadratic polynomials in s).
 struct FlopsPolynomial {
-  double quadratic = 0; ///< FLOPs per token^2
-  double linear = 0;    ///< FLOPs per token
+  double quadratic = 0; ///< FLOPs (or seconds) per token^2
+  double linear = 0;    ///< FLOPs (or seconds) per token
 };
 FlopsPolynomial trainFlopsPolynomial(const step::TrainModel &model);
 
-/// FlexSP's model for a job: alpha1/alpha2 from trainFlopsPolynomial at the
-/// chip's achieved rate; actMBPerToken from activationBytesPerToken (MB =
-/// 2^20 bytes) at the batch's longest sequence; beta1 = two layer gathers
-/// of ZeRO-3 (the first of forward and of backward, which nothing hides);
-/// the all-to-all bandwidth of each power-of-two degree d dividing the
-/// world and the heads, timed by `comm` on ranks 0..d-1 for 64 MiB per
-/// rank (bytes / seconds); the capacity in tokens per chip.
+/// The same work in seconds on the model's chip (cost::layerForwardSeconds
+/// at model.rates(); a backward twice its forward): seconds per token^2 and
+/// per token. Exact for the cost model's times, which are quadratic in s
+/// like the FLOPs.
+FlopsPolynomial trainSecondsPolynomial(const step::TrainModel &model);
+
+/// FlexSP's model for a job: alpha1/alpha2 from trainSecondsPolynomial;
+/// actMBPerToken from activationBytesPerToken (MB = 2^20 bytes) at the batch's
+/// longest sequence; beta1 = two layer gathers of ZeRO-3 (the first of forward
+/// and of backward, which nothing hides); the all-to-all bandwidth of each
+/// power-of-two degree d dividing the world and the heads, timed by `comm` on
+/// ranks 0..d-1 for 64 MiB per rank (bytes / seconds); the capacity in tokens
+/// per chip.
 struct DerivedFlexSp {
   cost::ProfiledModel model;
   cost::AllToAllBandwidthTable bandwidth;

@@ -15,8 +15,7 @@ StepBound stepLowerBound(const baselines::TrainSetup &setup,
                          const prog::CommTimeFn &comm) {
   StepBound out;
   const step::TrainModel &model = setup.model;
-  const double rate = model.chip.bf16Flops * model.efficiency;
-  if (!(rate > 0) || setup.world < 1) {
+  if (!(model.chip.bf16Flops * model.efficiency > 0) || setup.world < 1) {
     out.error = "the chip has no BF16 peak or the job no chip";
     return out;
   }
@@ -24,11 +23,14 @@ StepBound stepLowerBound(const baselines::TrainSetup &setup,
   step::TrainModel plain = model;
   plain.checkpointing = cost::Checkpointing::None;
   const FlopsPolynomial f = trainFlopsPolynomial(plain);
+  const FlopsPolynomial secs = trainSecondsPolynomial(plain);
+  double seconds = 0;
   for (int64_t s : lengths) {
     const double t = static_cast<double>(s);
     out.flops += f.quadratic * t * t + f.linear * t;
+    seconds += secs.quadratic * t * t + secs.linear * t;
   }
-  out.computeSeconds = out.flops / (static_cast<double>(setup.world) * rate);
+  out.computeSeconds = seconds / static_cast<double>(setup.world);
 
   // The cheapest data-parallel synchronisation over the allowed depths.
   const int64_t params = step::carriedParameters(model.shape, 0,

@@ -40,7 +40,7 @@ struct BoundChoices {
 struct StepBound {
   double seconds = 0;        ///< max(computeSeconds, gradientSeconds)
   double flops = 0;          ///< training FLOPs of the batch, no recompute
-  double computeSeconds = 0; ///< flops / (chips * achieved rate)
+  double computeSeconds = 0; ///< seconds of those FLOPs (chip rates) / chips
   double gradientSeconds = 0;
   int64_t gradientDepth = 1; ///< the pipeline depth of the cheapest traffic
   std::string error;

@@ -30,6 +30,9 @@ baselines::TrainSetup trainSetupOf(TrainOps ops) {
   plx::TrainStrategyAttr strategy = ops.train.getStrategy();
   setup.model.shape = ops.model.getShape().toShape();
   setup.model.chip = ops.fabric.getChip().toChipSpec();
+  setup.model.efficiency = setup.model.chip.gemmEfficiency;
+  setup.model.kernels = cost::KernelRates{setup.model.chip.attentionEfficiency,
+                                          setup.model.chip.memoryEfficiency};
   switch (strategy.getCheckpoint()) {
   case plx::Checkpoint::none:
     setup.model.checkpointing = cost::Checkpointing::None;

@@ -33,7 +33,12 @@
 // (2 x 983,552 x 2 = 3,934,208): 21,720,064. A 1,024-token sequence's
 // forward FLOPs per layer are 2 x 1024 x 196,608 (projections) + 2 x 4 x 64
 // x 1024^2 (attention core) + 2 x 1024 x 786,432 (SwiGLU) = 2,550,136,832,
-// the same per rank for two over 2 ranks; at 0.5 x 989 TFLOP/s 5.157 us.
+// the same per rank for two over 2 ranks. Its time on the H100 at the
+// chip's rates (docs/cost-model.md, "Compute time by kind of kernel"): the
+// GEMMs' 2,013,265,920 FLOPs at 0.6156 of 989 TFLOP/s (0.66 x (792.1 / 989)
+// / (267.9 / 312)), the fused core's 536,870,912 at 0.55, and 1,024 tokens
+// x 11,776 elementwise bytes (norms 2 x 1,024, bias-dropout-adds 2 x 1,792,
+// SwiGLU 3 x 2 x 1,024) at 0.75 x 3.35 TB/s: 9.093 us.
 // Selective checkpointing keeps 10,240 bytes per token and layer:
 // 10,240 x 2,048 / 2 = 10,485,760 per rank (docs/lowering.md).
 // CHECK-LABEL: rt.program @rank_0 rank 0 resident 21720064 {
@@ -41,7 +46,7 @@
 // CHECK-NEXT:    rt.wait pending 0
 // CHECK-NEXT:    rt.all_gather group zero @"zero:0-3" bytes 491776 async layers [1, 2)
 // CHECK-NEXT:    rt.all_to_all group sp @"sp:0-1" bytes 1572864
-// CHECK-NEXT:    rt.compute fwd layers [0, 1) stage 0 seqs [2, 7] time 5.157{{[0-9]*}}e-06 flops 2550136832.0 mem 10485760 ulysses @"sp:0-1"
+// CHECK-NEXT:    rt.compute fwd layers [0, 1) stage 0 seqs [2, 7] time 9.093{{[0-9]*}}e-06 flops 2550136832.0 mem 10485760 ulysses @"sp:0-1"
 // The backward starts at the last layer: recompute (selective: the
 // attention core), backward, all-to-all, then the gradients' reduction on
 // the stream; the next wait leaves that reduction pending. Recompute reruns

@@ -48,6 +48,8 @@ train megatron_sc21_1t {
     micro_batch = 1;         // sequences per micro-batch (run_table_1.sh)
     pp = 64;
     checkpoint = full;       // uniform full-layer recomputation
+    attention = eager;       // SC'21 predates FlashAttention: scores materialised,
+                             // Megatron's fused scale-mask-softmax over them
     zero = 0;                // plain data parallelism (data-parallel size 6)
   }
 }

@@ -48,6 +48,8 @@ train megatron_sc21_39b {
     micro_batch = 4;         // sequences per micro-batch (run_table_1.sh)
     pp = 2;
     checkpoint = full;       // uniform full-layer recomputation
+    attention = eager;       // SC'21 predates FlashAttention: scores materialised,
+                             // Megatron's fused scale-mask-softmax over them
     zero = 0;                // plain data parallelism (data-parallel size 32)
   }
 }

@@ -190,7 +190,9 @@ LogicalResult SyntheticAgentAttr::verify(
 LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                StringRef name, Real bf16, Real fp8, int64_t hbm,
                                Real hbmBw, Real nvlink, Real overlapSlowdown,
-                               Real overlapCommEfficiency) {
+                               Real overlapCommEfficiency, Real gemmEfficiency,
+                               Real attentionEfficiency,
+                               Real memoryEfficiency) {
   if (name.empty())
     return emitError() << "chip needs a name";
   if (!(bf16 > 0))
@@ -209,6 +211,12 @@ LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!(overlapCommEfficiency > 0 && overlapCommEfficiency <= 1))
     return emitError() << "chip overlap_comm_efficiency must be in (0, 1], got "
                        << overlapCommEfficiency.value;
+  for (auto [field, v] :
+       {std::pair<const char *, double>{"gemm_efficiency", gemmEfficiency},
+        {"attention_efficiency", attentionEfficiency},
+        {"memory_efficiency", memoryEfficiency}})
+    if (!(v > 0 && v <= 1))
+      return emitError() << "chip " << field << " must be in (0, 1], got " << v;
   return success();
 }
 
@@ -223,6 +231,9 @@ plexus::cost::ChipSpec ChipAttr::toChipSpec() const {
   chip.nvlinkBandwidth = getNvlinkBandwidth();
   chip.overlapComputeSlowdown = getOverlapSlowdown();
   chip.overlapCommEfficiency = getOverlapCommEfficiency();
+  chip.gemmEfficiency = getGemmEfficiency();
+  chip.attentionEfficiency = getAttentionEfficiency();
+  chip.memoryEfficiency = getMemoryEfficiency();
   return chip;
 }
 

@@ -131,14 +131,21 @@ def Plx_ChipAttr : Plx_Attr<"Chip", "chip"> {
     `nvlink_bandwidth` counts both directions, as NVIDIA quotes it.
     `overlap_slowdown` is how much longer compute takes while a collective
     runs beside it on the communication stream, `overlap_comm_efficiency`
-    the share of its bandwidth that collective achieves meanwhile
-    (`dialects/Common/ChipCatalog.h`; printed only when not the default).
+    the share of its bandwidth that collective achieves meanwhile;
+    `gemm_efficiency` and `attention_efficiency` the fractions of the BF16
+    peak that large GEMMs and a fused attention core achieve,
+    `memory_efficiency` the fraction of HBM bandwidth memory-bound kernels
+    achieve (`dialects/Common/ChipCatalog.h`; each printed only when not the
+    default).
   }];
   let parameters = (ins StringRefParameter<"catalog key">:$name,
       Plx_F64Param:$bf16_flops, Plx_F64Param:$fp8_flops, "int64_t":$hbm_bytes,
       Plx_F64Param:$hbm_bandwidth, Plx_F64Param:$nvlink_bandwidth,
       Plx_DefaultF64<"::plexus::cost::kDefaultOverlapComputeSlowdown">:$overlap_slowdown,
-      Plx_DefaultF64<"::plexus::cost::kDefaultOverlapCommEfficiency">:$overlap_comm_efficiency);
+      Plx_DefaultF64<"::plexus::cost::kDefaultOverlapCommEfficiency">:$overlap_comm_efficiency,
+      Plx_DefaultF64<"::plexus::cost::kDefaultGemmEfficiency">:$gemm_efficiency,
+      Plx_DefaultF64<"::plexus::cost::kDefaultAttentionEfficiency">:$attention_efficiency,
+      Plx_DefaultF64<"::plexus::cost::kDefaultMemoryEfficiency">:$memory_efficiency);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

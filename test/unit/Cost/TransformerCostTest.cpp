@@ -277,14 +277,102 @@ TEST(TransformerCost, OutputHeadFlops) {
   EXPECT_NEAR(3 * headForwardFlops(s, 512 * 2048), eq3Term, 1e-9 * eq3Term);
 }
 
-TEST(TransformerCost, ComputeSeconds) {
-  ChipSpec h100 = *findChip("H100");
-  // 989e12 FLOPs at 989e12 FLOP/s × 0.5 = 2 s.
-  CostResult<double> t = computeSeconds(989e12, h100);
-  ASSERT_TRUE(t.ok());
-  EXPECT_DOUBLE_EQ(t.value, 2.0);
-  EXPECT_DOUBLE_EQ(computeSeconds(989e12, h100, 1.0).value, 1.0);
-  EXPECT_DOUBLE_EQ(computeSeconds(0, h100).value, 0.0);
+// A 1 TFLOP/s chip with 100 GB/s of HBM: GEMMs at 0.5 (5e11 FLOP/s), a
+// fused core at 0.25 (2.5e11), memory-bound kernels at 0.5 (5e10 B/s).
+ComputeRates testRates(bool kernels) {
+  ComputeRates r;
+  r.peakFlops = 1e12;
+  r.hbmBandwidth = 1e11;
+  r.gemmEfficiency = 0.5;
+  if (kernels)
+    r.kernels = KernelRates{0.25, 0.5};
+  return r;
+}
+
+LayerSeconds seconds(Slice slice, bool kernels, AttentionKernel kernel) {
+  auto r = layerForwardSeconds(tiny(), 0, slice, testRates(kernels), kernel);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.problems.front().message);
+  return r.value;
+}
+
+TEST(TransformerCost, ElementwiseBytesOfTheTinyLayer) {
+  // bf16, h = 4: norm 2·2·4 = 16, bias-dropout-add 3·2·4 + 4 (mask) = 28;
+  // SwiGLU reads gate and up and writes their product, 3·2·8 = 48.
+  ElementwiseBytes b = elementwiseBytesPerToken(tiny(), 0);
+  EXPECT_EQ(b.attention, 16 + 28);
+  EXPECT_EQ(b.mlp, 16 + 48 + 28);
+  // MoE: the active experts' inner tensors, (2 + 1) x 3·2·2 = 36.
+  EXPECT_EQ(elementwiseBytesPerToken(tinyMoE(), 0).mlp, 16 + 36 + 28);
+  // fp16 scores: softmax reads and writes 2 + 2, dropout 2 + 2 and a mask.
+  EXPECT_EQ(eagerScoreBytes(tiny()), 9);
+}
+
+TEST(TransformerCost, FlatSecondsAreFlopsAtTheGemmRate) {
+  // 4 tokens: projections 2·4·64 = 512 FLOPs, MLP 2·4·96 = 768, core
+  // 16 per pair x 8 pairs = 128; all at 5e11 FLOP/s.
+  LayerSeconds t = seconds({4, 0}, false, AttentionKernel::Eager);
+  EXPECT_DOUBLE_EQ(t.attentionProjections, 512 / 5e11);
+  EXPECT_DOUBLE_EQ(t.feedForward, 768 / 5e11);
+  EXPECT_DOUBLE_EQ(t.attentionCore, 128 / 5e11);
+}
+
+TEST(TransformerCost, SecondsByKindOfKernel) {
+  // The GEMMs as above plus 4 tokens' elementwise bytes at 5e10 B/s.
+  LayerSeconds fused = seconds({4, 0}, true, AttentionKernel::Fused);
+  EXPECT_DOUBLE_EQ(fused.attentionProjections, 512 / 5e11 + 4 * 44 / 5e10);
+  EXPECT_DOUBLE_EQ(fused.feedForward, 768 / 5e11 + 4 * 92 / 5e10);
+  // Fused: the causal half's 128 FLOPs at 2.5e11.
+  EXPECT_DOUBLE_EQ(fused.attentionCore, 128 / 2.5e11);
+  // Eager: the whole 4 x 4 square (twice the 8 causal pairs) through the
+  // GEMMs, and 16 scores x 2 heads x 9 bytes through the softmax.
+  LayerSeconds eager = seconds({4, 0}, true, AttentionKernel::Eager);
+  EXPECT_DOUBLE_EQ(eager.attentionCore, 2 * 128 / 5e11 + 16 * 2 * 9 / 5e10);
+  // A slice of 4 tokens after 4 of context: 24 causal pairs (384 FLOPs) in
+  // a 4 x 8 rectangle of 32 scores.
+  LayerSeconds later = seconds({4, 4}, true, AttentionKernel::Eager);
+  EXPECT_DOUBLE_EQ(later.attentionCore,
+                   384.0 * 32 / 24 / 5e11 + 32 * 2 * 9 / 5e10);
+  // Recompute picks parts as recomputeFlops does.
+  EXPECT_DOUBLE_EQ(recomputeSeconds(fused, Checkpointing::None), 0);
+  EXPECT_DOUBLE_EQ(recomputeSeconds(fused, Checkpointing::Selective),
+                   fused.attentionCore);
+  EXPECT_DOUBLE_EQ(recomputeSeconds(fused, Checkpointing::AttentionMlp),
+                   fused.attentionCore + fused.feedForward);
+  EXPECT_DOUBLE_EQ(recomputeSeconds(fused, Checkpointing::Full), fused.total());
+  // The head: 2·4·4·10 = 320 FLOPs of GEMM.
+  EXPECT_DOUBLE_EQ(headForwardSeconds(tiny(), 4, testRates(true)), 320 / 5e11);
+}
+
+TEST(TransformerCost, CatalogRatesAreTheSourcedOnes) {
+  // A100: the fitted 0.66 (ChipCatalog.h); H100: the same share of its
+  // mamf-finder ceiling, 0.66 x (792.1 / 989) / (267.9 / 312).
+  ComputeRates a100 = chipRates(*findChip("A100_80GB"));
+  EXPECT_DOUBLE_EQ(a100.gemmEfficiency, 0.66);
+  ComputeRates h100 = chipRates(*findChip("H100"));
+  EXPECT_NEAR(h100.gemmEfficiency, 0.66 * (792.1 / 989) / (267.9 / 312), 1e-12);
+  ASSERT_TRUE(h100.kernels.has_value());
+  EXPECT_DOUBLE_EQ(h100.kernels->attentionEfficiency, 0.55);
+  EXPECT_DOUBLE_EQ(h100.kernels->memoryEfficiency, 0.75);
+  EXPECT_DOUBLE_EQ(h100.peakFlops, 989e12);
+}
+
+TEST(TransformerCost, BadRatesAreProblems) {
+  ComputeRates r = testRates(true);
+  r.gemmEfficiency = 0;
+  EXPECT_TRUE(
+      hasField(layerForwardSeconds(tiny(), 0, {4, 0}, r, AttentionKernel::Fused)
+                   .problems,
+               "gemm_efficiency"));
+  r = testRates(true);
+  r.kernels->memoryEfficiency = 1.5;
+  r.hbmBandwidth = 0;
+  auto bad = layerForwardSeconds(tiny(), 0, {4, 0}, r, AttentionKernel::Fused);
+  EXPECT_TRUE(hasField(bad.problems, "memory_efficiency"));
+  EXPECT_TRUE(hasField(bad.problems, "hbm_bandwidth"));
+  EXPECT_TRUE(hasField(layerForwardSeconds(tiny(), 0, {0, 0}, testRates(true),
+                                           AttentionKernel::Fused)
+                           .problems,
+                       "tokens"));
 }
 
 TEST(TransformerCost, ProblemsAreValues) {
@@ -308,16 +396,6 @@ TEST(TransformerCost, ProblemsAreValues) {
       hasField(modelStateBytesPerChip(std::numeric_limits<int64_t>::max(), 0, 1)
                    .problems,
                "parameters"));
-
-  ChipSpec h100 = *findChip("H100");
-  EXPECT_TRUE(hasField(computeSeconds(1, h100, 0).problems, "efficiency"));
-  EXPECT_TRUE(hasField(computeSeconds(1, h100, 1.5).problems, "efficiency"));
-  EXPECT_TRUE(
-      hasField(computeSeconds(1, h100, std::nan("")).problems, "efficiency"));
-  EXPECT_TRUE(hasField(computeSeconds(-1, h100).problems, "flops"));
-  ChipSpec none;
-  none.name = "none";
-  EXPECT_TRUE(hasField(computeSeconds(1, none).problems, "chip"));
 }
 
 } // namespace

@@ -47,6 +47,49 @@ TEST(FlexSpModel, TrainFlopsAreAQuadraticInTheLength) {
   EXPECT_GT(p.linear, 0);
 }
 
+// One judge: with the chip's kernel rates (attention and memory-bound
+// kernels timed apart from the GEMMs) the seconds polynomial FlexSP's and
+// DPP's alphas come from is exactly the per-layer time the lowering and the
+// static planners charge (step::layerWork's forward + recompute + backward
+// seconds, the head's on the last layer), under every checkpointing mode
+// and both attention kernels.
+TEST(FlexSpModel, TrainSecondsAreTheLoweringsLayerSeconds) {
+  step::TrainModel m = smallSetup().model;
+  m.chip.hbmBandwidth = 1e11;
+  m.efficiency = 0.7;
+  m.kernels = cost::KernelRates{0.4, 0.6};
+  for (cost::AttentionKernel kernel :
+       {cost::AttentionKernel::Fused, cost::AttentionKernel::Eager})
+    for (cost::Checkpointing mode :
+         {cost::Checkpointing::None, cost::Checkpointing::Selective,
+          cost::Checkpointing::AttentionMlp, cost::Checkpointing::Full}) {
+      m.attention = kernel;
+      m.checkpointing = mode;
+      FlopsPolynomial p = trainSecondsPolynomial(m);
+      for (int64_t s : {64, 3000, 65536}) {
+        double direct = 0;
+        for (int64_t l = 0; l < m.shape.layers; ++l) {
+          auto w = step::layerWork(m, {1, 1, 1, 1}, {s}, l, 1);
+          ASSERT_TRUE(w.ok());
+          direct += w.value.forwardSeconds + w.value.recomputeSeconds +
+                    w.value.backwardSeconds;
+        }
+        double poly =
+            p.quadratic * double(s) * double(s) + p.linear * double(s);
+        EXPECT_NEAR(poly, direct, 1e-9 * direct)
+            << "s=" << s << " " << cost::checkpointingName(mode);
+      }
+    }
+  // The kernels cost time the flat FLOP rate does not see: the memory-bound
+  // kernels, and an attention core slower than the GEMMs.
+  m.kernels.reset();
+  FlopsPolynomial flat = trainSecondsPolynomial(m);
+  m.kernels = cost::KernelRates{0.4, 0.6};
+  FlopsPolynomial kernels = trainSecondsPolynomial(m);
+  EXPECT_GT(kernels.linear, flat.linear);
+  EXPECT_GT(kernels.quadratic, flat.quadratic);
+}
+
 // alpha in ms at 1 TFLOP/s: FLOPs / 1e12 * 1e3; bandwidth: 64 MiB moved in
 // the callback's 1 s is 1/16 GB/s (MiB / 1024 / s, FlexSP's units); beta1
 // is two 0.5 s gathers.

@@ -1,0 +1,26 @@
+// RUN: not plxc %s 2>&1 | FileCheck %s --strict-whitespace
+// The kernel rates of a chip are fractions of its peaks in (0, 1]
+// (docs/cost-model.md, "Compute time by kind of kernel").
+fabric f {
+  chip = A100_80GB { gemm_efficiency = 1.5; attention_efficiency = 0; memory_efficiency = -1; };
+// CHECK: {{.*}}chip-efficiency-range.plx:[[@LINE-1]]:40: error: field 'gemm_efficiency' must be at most 1, got 1.5
+// CHECK: {{.*}}chip-efficiency-range.plx:[[@LINE-2]]:68: error: field 'attention_efficiency' must be at least 0.01, got 0
+// CHECK: {{.*}}chip-efficiency-range.plx:[[@LINE-3]]:91: error: field 'memory_efficiency' must be at least 0.01, got -1
+  nodes = 1;
+  chips_per_node = 8;
+  topology = fat_tree { radix = 8; tiers = 2; link = 400 Gb/s; };
+}
+
+// A catalog chip's rates reach the IR when they are not the defaults (the
+// A100's GEMM efficiency); an override is printed and survives a round
+// trip through plx-opt.
+// RUN: printf 'fabric f {\n  chip = A100_80GB;\n  nodes = 1; chips_per_node = 8;\n  topology = fat_tree { radix = 8; tiers = 2; link = 400 Gb/s; };\n}\n' > %t.a100.plx
+// RUN: plxc %t.a100.plx --emit=spec | FileCheck %s --check-prefix=A100
+// A100: chip <name = "A100_80GB", {{.*}}, nvlink_bandwidth = 6.0e+11, gemm_efficiency = 0.66>
+// RUN: printf 'fabric f {\n  chip = H100 { attention_efficiency = 0.7; memory_efficiency = 0.9; };\n  nodes = 1; chips_per_node = 8;\n  topology = fat_tree { radix = 8; tiers = 2; link = 400 Gb/s; };\n}\n' > %t.plx
+// RUN: plxc %t.plx --emit=spec | FileCheck %s --check-prefix=IR
+// IR: chip <name = "H100 (modified: attention_efficiency, memory_efficiency)", {{.*}}, nvlink_bandwidth = 9.0e+11, attention_efficiency = 0.7, memory_efficiency = 0.9>
+// RUN: plxc %t.plx --emit=spec | plx-opt | FileCheck %s --check-prefix=IR
+// The IR's verifier holds the same ranges for hand-written chips.
+// RUN: plxc %t.plx --emit=spec | sed -e 's/memory_efficiency = 0.9/memory_efficiency = 1.5/' | not plx-opt 2>&1 | FileCheck %s --check-prefix=VERIFY
+// VERIFY: chip memory_efficiency must be in (0, 1], got 1.5
