@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <tuple>
 #include <utility>
@@ -241,10 +243,13 @@ GroupRanks groupRanks(const ScheduledGroup &g, const RankPosition &pos,
   r.tp = interner.get(prog::GroupKind::Tp, std::move(tp));
   r.ulysses = interner.get(prog::GroupKind::Sp, std::move(ulysses));
   r.cp = interner.get(prog::GroupKind::Cp, std::move(cp));
-  if (pos.stage > 0)
-    r.prevStage = at({pos.stage - 1, pos.c, pos.u, pos.t});
-  if (pos.stage + 1 < l.pp)
-    r.nextStage = at({pos.stage + 1, pos.c, pos.u, pos.t});
+  // Interleaved stages send their last virtual stage's activations to the
+  // first stage's next model chunk: the ring closes.
+  const bool ring = l.vpp > 1;
+  if (pos.stage > 0 || ring)
+    r.prevStage = at({(pos.stage + l.pp - 1) % l.pp, pos.c, pos.u, pos.t});
+  if (pos.stage + 1 < l.pp || ring)
+    r.nextStage = at({(pos.stage + 1) % l.pp, pos.c, pos.u, pos.t});
   return r;
 }
 
@@ -272,12 +277,15 @@ struct RankContext {
 /// Emits the passes of one group's chunks on one rank.
 class PassEmitter {
 public:
+  /// `layers`: the model chunk it runs (the stage's layers when none).
   PassEmitter(RankContext &ctx, const ScheduledGroup &group,
-              const RankPosition &pos)
+              const RankPosition &pos,
+              std::optional<std::pair<int64_t, int64_t>> layers = {})
       : ctx(ctx), layout(group.layout), pos(pos),
         ranks(groupRanks(group, pos, ctx.interner)) {
     std::tie(begin, end) =
-        stageLayers(ctx.model.shape.layers, layout.pp, pos.stage);
+        layers ? *layers
+               : stageLayers(ctx.model.shape.layers, layout.pp, pos.stage);
     const int64_t step = std::max<int64_t>(1, ctx.options.layersPerOp);
     for (int64_t l = begin; l < end; l += step)
       opLayers.push_back({l, std::min(end, l + step)});
@@ -508,15 +516,17 @@ private:
   std::vector<std::pair<int64_t, int64_t>> opLayers;
 };
 
-/// Every chunk of `group` on stage `stage`.
+/// Every chunk of `group` on stage `stage`, over the stage's layers or,
+/// with `layers`, one model chunk of them.
 std::string chunkWorks(const StepSchedule &schedule, const TrainModel &model,
                        const ScheduledGroup &group,
                        const std::vector<std::vector<int64_t>> &slices,
                        int64_t stage, int64_t zeroWays,
-                       std::vector<ChunkWork> &out) {
+                       std::vector<ChunkWork> &out,
+                       std::optional<std::pair<int64_t, int64_t>> layers = {}) {
   const cost::TransformerShape &shape = model.shape;
   const GroupLayout &l = group.layout;
-  auto [begin, end] = stageLayers(shape.layers, l.pp, stage);
+  auto [begin, end] = layers ? *layers : stageLayers(shape.layers, l.pp, stage);
   out.clear();
   for (size_t k = 0; k < group.chunks.size(); ++k) {
     const ScheduledChunk &chunk = group.chunks[k];
@@ -539,8 +549,9 @@ std::string chunkWorks(const StepSchedule &schedule, const TrainModel &model,
       w.layers.push_back(c.value);
     }
     if (!group.remat.empty())
-      w.checkpointed =
-          group.remat[static_cast<size_t>(stage)][static_cast<size_t>(k)];
+      w.checkpointed = std::min(
+          group.remat[static_cast<size_t>(stage)][static_cast<size_t>(k)],
+          end - begin);
     out.push_back(std::move(w));
   }
   return {};
@@ -572,9 +583,46 @@ std::string checkSchedule(const StepSchedule &schedule,
       for (int64_t r = g.firstRank; r < g.firstRank + l.degree(); ++r)
         if (covered[static_cast<size_t>(r)]++)
           return where + ": rank " + num(r) + " is in two groups";
-      if (l.tp != first.tp || l.pp != first.pp)
+      if (l.tp != first.tp || l.pp != first.pp || l.vpp != first.vpp)
         return where + ": tensor and pipeline degrees must be the same in "
                        "every group of a step";
+      if (l.vpp < 1)
+        return where + ": a stage holds at least one model chunk";
+      if (l.vpp > 1) {
+        if (l.pp < 2)
+          return where + ": " + num(l.vpp) +
+                 " model chunks per stage need a pipeline of at least 2 "
+                 "stages";
+        if (l.vpp > model.shape.layers / l.pp)
+          return where + ": " + num(l.pp) + " stages x " + num(l.vpp) +
+                 " model chunks for " + num(model.shape.layers) + " layers";
+        bool plain = g.nSplit == 1;
+        for (size_t k = 0; k < g.backward.size(); ++k)
+          plain = plain && g.backward[k] == static_cast<int64_t>(k);
+        if (!plain)
+          return where + ": interleaved 1F1B runs whole micro-batches in "
+                         "order (no split sequences)";
+        // Each model chunk would need its own first gather and last
+        // reduction; Megatron-LM interleaves with ZeRO <= 1 in any case.
+        if (model.zero == 3 || model.zeroOncePerStep)
+          return where + ": interleaved 1F1B needs zero <= 2";
+        // remat counts a stage's first layers; with model chunks only none
+        // or all of them has one meaning.
+        for (size_t s = 0; s < g.remat.size(); ++s) {
+          auto [a, b] =
+              stageLayers(model.shape.layers, l.pp, static_cast<int64_t>(s));
+          for (int64_t k : g.remat[s])
+            if (k != 0 && k < b - a)
+              return where + ": interleaved 1F1B checkpoints none or all of "
+                             "a stage's layers";
+        }
+        // Tags 2 * (id * pp * vpp + j) + 1 must not overflow.
+        const int64_t bound = (int64_t(1) << 40) / (l.pp * l.vpp);
+        for (const ScheduledChunk &c : g.chunks)
+          if (c.id < 0 || c.id >= bound)
+            return where + ": chunk id " + num(c.id) +
+                   " is out of range for interleaved message tags";
+      }
       if (l.pp > model.shape.layers)
         return where + ": " + num(l.pp) + " stages for " +
                num(model.shape.layers) + " layers";
@@ -704,6 +752,223 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
   };
   std::vector<Where> lastBackwardOf(static_cast<size_t>(world));
   std::vector<char> forwarded;
+  // One stage of a group: every rank at stage `s` runs `items` in order,
+  // each chunk's passes through its model chunk's layers (`chunkLayers`,
+  // one per model chunk; none: the stage's layers), messages tagged by
+  // `tagOf`. The counting pass emits one rank of the stage and counts the
+  // others alike.
+  struct StageItem {
+    StepKind kind;
+    int64_t chunk, position;
+  };
+  auto emitStage = [&](size_t i, size_t gi, const ScheduledGroup &group,
+                       int64_t s, const std::vector<StageItem> &items,
+                       const std::vector<std::pair<int64_t, int64_t>>
+                           &chunkLayers,
+                       const std::function<const ChunkWork &(const StageItem &)>
+                           &workOf,
+                       const std::function<int64_t(const StageItem &,
+                                                   const ChunkWork &)> &tagOf,
+                       bool countOnly) {
+    const GroupLayout &l = group.layout;
+    size_t lastBackward = 0;
+    for (size_t k = 0; k < items.size(); ++k)
+      if (items[k].kind == StepKind::Backward)
+        lastBackward = k;
+    bool counted = false;
+    size_t count = 0;
+    for (int64_t local = 0; local < l.degree(); ++local) {
+      const RankPosition pos = positionOf(l, local);
+      if (pos.stage != s)
+        continue;
+      const int64_t r = group.firstRank + local;
+      if (countOnly && !items.empty())
+        lastBackwardOf[static_cast<size_t>(r)] = {i, gi, lastBackward, true};
+      if (countOnly && counted) {
+        opCounts[static_cast<size_t>(r)] += count;
+        continue;
+      }
+      prog::Program scratch;
+      prog::Program &program =
+          countOnly ? scratch : out.programs[static_cast<size_t>(r)];
+      RankContext ctx{model,
+                      schedule,
+                      options,
+                      zeroWays,
+                      zeroComms[key[static_cast<size_t>(r)]],
+                      program,
+                      interner};
+      std::vector<PassEmitter> emitters;
+      if (chunkLayers.empty())
+        emitters.emplace_back(ctx, group, pos);
+      for (const auto &layers : chunkLayers)
+        emitters.emplace_back(ctx, group, pos, layers);
+      const Where &last = lastBackwardOf[static_cast<size_t>(r)];
+      for (size_t k = 0; k < items.size(); ++k) {
+        const StageItem &it = items[k];
+        PassEmitter &emit = emitters[static_cast<size_t>(it.chunk)];
+        const ChunkWork &w = workOf(it);
+        emit.work = &w;
+        switch (it.kind) {
+        case StepKind::Forward:
+          emit.firstForward = !forwarded[static_cast<size_t>(r)];
+          forwarded[static_cast<size_t>(r)] = 1;
+          emit.forward(w);
+          break;
+        case StepKind::Backward:
+          // The counting pass does not know yet: it reduces in every
+          // backward, which only over-reserves.
+          emit.lastBackward = countOnly || (last.set && last.phase == i &&
+                                            last.group == gi && last.step == k);
+          emit.backward(w);
+          break;
+        case StepKind::SendActivations:
+          emit.message(
+              prog::Op::send(emit.nextStage(), w.messageBytes, tagOf(it, w)), w,
+              false);
+          break;
+        case StepKind::RecvActivations:
+          emit.message(
+              prog::Op::recv(emit.prevStage(), w.messageBytes, tagOf(it, w)), w,
+              false);
+          break;
+        case StepKind::SendGradients:
+          emit.message(
+              prog::Op::send(emit.prevStage(), w.messageBytes, tagOf(it, w)), w,
+              true);
+          break;
+        case StepKind::RecvGradients:
+          emit.message(
+              prog::Op::recv(emit.nextStage(), w.messageBytes, tagOf(it, w)), w,
+              true);
+          break;
+        }
+      }
+      if (countOnly) {
+        counted = true;
+        count = scratch.ops.size();
+        opCounts[static_cast<size_t>(r)] += count;
+      }
+    }
+  };
+  // One group under interleaved 1F1B (layout.vpp model chunks per stage):
+  // each stage's passes in Megatron-core's order, and every message placed
+  // by one global order of the passes' starts and ends (step::timePasses),
+  // the same on both sides of every link. Sends block until their receive
+  // is posted, so any two ranks meet their shared messages in one order,
+  // and the earliest message not yet exchanged always finds both sides at
+  // it: no wait can close a cycle, the wrap-around link included.
+  auto emitInterleaved = [&](size_t i, size_t gi, const ScheduledGroup &group,
+                             const std::string &where,
+                             bool countOnly) -> std::string {
+    const GroupLayout &l = group.layout;
+    const int64_t p = l.pp, v = l.vpp, virtualStages = p * v;
+    const int64_t n = static_cast<int64_t>(group.chunks.size());
+    std::vector<std::vector<step::VirtualPass>> orders(static_cast<size_t>(p));
+    for (int64_t s = 0; s < p; ++s)
+      if (std::string error = step::interleavedStageOrder(
+              p, s, v, n, orders[static_cast<size_t>(s)]);
+          !error.empty())
+        return where + ": " + error;
+    // Every model chunk's work: works[j] for virtual stage j.
+    std::vector<std::vector<ChunkWork>> works(
+        static_cast<size_t>(virtualStages));
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (int64_t j = 0; j < virtualStages; ++j) {
+      ranges.push_back(stageLayers(model.shape.layers, virtualStages, j));
+      if (std::string error =
+              chunkWorks(schedule, model, group, slices[i][gi], j % p, zeroWays,
+                         works[static_cast<size_t>(j)], ranges.back());
+          !error.empty())
+        return error;
+    }
+    auto seconds = [&](int64_t j, int64_t position, bool backward) {
+      const ChunkWork &w =
+          works[static_cast<size_t>(j)][static_cast<size_t>(position)];
+      double f = 0, again = 0;
+      for (size_t k = 0; k < w.layers.size(); ++k) {
+        f += w.layers[k].forwardSeconds + w.layers[k].headSeconds;
+        if (static_cast<int64_t>(k) < w.checkpointed)
+          again += w.layers[k].forwardSeconds;
+      }
+      return backward ? 2 * f + again : f;
+    };
+    step::PassTiming timing;
+    if (std::string error = step::timePasses(p, v, n, orders, seconds, timing);
+        !error.empty())
+      return where + ": " + error;
+    // The end event of each (virtual stage, position, backward?).
+    std::vector<int64_t> endOf(static_cast<size_t>(virtualStages * n * 2), 0);
+    auto at = [&](int64_t j, int64_t position, bool backward) {
+      return static_cast<size_t>((j * n + position) * 2 + backward);
+    };
+    for (int64_t s = 0; s < p; ++s)
+      for (size_t k = 0; k < orders[static_cast<size_t>(s)].size(); ++k) {
+        const step::VirtualPass &x = orders[static_cast<size_t>(s)][k];
+        endOf[at(x.chunk * p + s, x.position, x.backward)] =
+            timing.endRank[static_cast<size_t>(s)][k];
+      }
+    struct Item {
+      int64_t key;
+      StepKind kind;
+      int64_t chunk, position;
+    };
+    for (int64_t s = 0; s < p; ++s) {
+      std::vector<Item> items;
+      const auto &order = orders[static_cast<size_t>(s)];
+      for (size_t k = 0; k < order.size(); ++k) {
+        const step::VirtualPass &x = order[k];
+        const int64_t j = x.chunk * p + s;
+        const int64_t startKey = timing.startRank[static_cast<size_t>(s)][k];
+        const int64_t endKey = timing.endRank[static_cast<size_t>(s)][k];
+        if (!x.backward) {
+          if (j > 0)
+            items.push_back({endOf[at(j - 1, x.position, false)],
+                             StepKind::RecvActivations, x.chunk, x.position});
+          items.push_back({startKey, StepKind::Forward, x.chunk, x.position});
+          if (j + 1 < virtualStages)
+            items.push_back(
+                {endKey, StepKind::SendActivations, x.chunk, x.position});
+        } else {
+          if (j + 1 < virtualStages)
+            items.push_back({endOf[at(j + 1, x.position, true)],
+                             StepKind::RecvGradients, x.chunk, x.position});
+          items.push_back({startKey, StepKind::Backward, x.chunk, x.position});
+          if (j > 0)
+            items.push_back(
+                {endKey, StepKind::SendGradients, x.chunk, x.position});
+        }
+      }
+      std::sort(items.begin(), items.end(),
+                [](const Item &a, const Item &b) { return a.key < b.key; });
+      std::vector<StageItem> stageItems;
+      stageItems.reserve(items.size());
+      for (const Item &it : items)
+        stageItems.push_back({it.kind, it.chunk, it.position});
+      std::vector<std::pair<int64_t, int64_t>> chunkLayers;
+      for (int64_t c = 0; c < v; ++c)
+        chunkLayers.push_back(ranges[static_cast<size_t>(c * p + s)]);
+      emitStage(
+          i, gi, group, s, stageItems, chunkLayers,
+          [&](const StageItem &it) -> const ChunkWork & {
+            return works[static_cast<size_t>(it.chunk * p + s)]
+                        [static_cast<size_t>(it.position)];
+          },
+          // Messages over the link from virtual stage j to j + 1 are
+          // numbered by j: 2 (id * virtualStages + j), + 1 for gradients.
+          [&](const StageItem &it, const ChunkWork &w) {
+            const int64_t j = it.chunk * p + s;
+            const bool gradients = it.kind == StepKind::SendGradients ||
+                                   it.kind == StepKind::RecvGradients;
+            const bool toNext = it.kind == StepKind::SendActivations ||
+                                it.kind == StepKind::RecvGradients;
+            return 2 * (w.chunk->id * virtualStages + (toNext ? j : j - 1)) +
+                   (gradients ? 1 : 0);
+          },
+          countOnly);
+    }
+    return {};
+  };
   auto emitPhases = [&](bool countOnly) -> std::string {
     forwarded.assign(static_cast<size_t>(world), 0);
     for (size_t i = 0; i < schedule.phases.size(); ++i) {
@@ -720,6 +985,13 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
         // above n gives every stage all n forwards before its first
         // backward; capping it keeps the window arithmetic far from overflow.
         const int64_t n = static_cast<int64_t>(group.chunks.size());
+        if (l.vpp > 1) {
+          if (std::string error =
+                  emitInterleaved(i, gi, group, where, countOnly);
+              !error.empty())
+            return error;
+          continue;
+        }
         std::vector<std::vector<int64_t>> orders(static_cast<size_t>(l.pp));
         for (int64_t s = 0; s < l.pp; ++s)
           if (std::string error = step::oneFOneBStageOrder(
@@ -744,84 +1016,20 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
                                              slices[i][gi], s, zeroWays, works);
               !error.empty())
             return error;
-          bool counted = false;
-          size_t count = 0;
-          for (int64_t local = 0; local < l.degree(); ++local) {
-            const RankPosition pos = positionOf(l, local);
-            if (pos.stage != s)
-              continue;
-            const int64_t r = group.firstRank + local;
-            if (countOnly) {
-              const std::vector<StageStep> &mine =
-                  steps[static_cast<size_t>(s)];
-              for (size_t j = 0; j < mine.size(); ++j)
-                if (mine[j].kind == StepKind::Backward)
-                  lastBackwardOf[static_cast<size_t>(r)] = {i, gi, j, true};
-            }
-            if (countOnly && counted) {
-              opCounts[static_cast<size_t>(r)] += count;
-              continue;
-            }
-            prog::Program scratch;
-            prog::Program &program =
-                countOnly ? scratch : out.programs[static_cast<size_t>(r)];
-            RankContext ctx{model,
-                            schedule,
-                            options,
-                            zeroWays,
-                            zeroComms[key[static_cast<size_t>(r)]],
-                            program,
-                            interner};
-            PassEmitter emit(ctx, group, pos);
-            const Where &last = lastBackwardOf[static_cast<size_t>(r)];
-            const std::vector<StageStep> &mine = steps[static_cast<size_t>(s)];
-            for (size_t j = 0; j < mine.size(); ++j) {
-              const StageStep &st = mine[j];
-              const ChunkWork &w = works[static_cast<size_t>(st.position)];
-              const int64_t tag = 2 * w.chunk->id;
-              emit.work = &w;
-              switch (st.kind) {
-              case StepKind::Forward:
-                emit.firstForward = !forwarded[static_cast<size_t>(r)];
-                forwarded[static_cast<size_t>(r)] = 1;
-                emit.forward(w);
-                break;
-              case StepKind::Backward:
-                // The counting pass does not know yet: it reduces in every
-                // backward, which only over-reserves.
-                emit.lastBackward =
-                    countOnly || (last.set && last.phase == i &&
-                                  last.group == gi && last.step == j);
-                emit.backward(w);
-                break;
-              case StepKind::SendActivations:
-                emit.message(
-                    prog::Op::send(emit.nextStage(), w.messageBytes, tag), w,
-                    false);
-                break;
-              case StepKind::RecvActivations:
-                emit.message(
-                    prog::Op::recv(emit.prevStage(), w.messageBytes, tag), w,
-                    false);
-                break;
-              case StepKind::SendGradients:
-                emit.message(
-                    prog::Op::send(emit.prevStage(), w.messageBytes, tag + 1),
-                    w, true);
-                break;
-              case StepKind::RecvGradients:
-                emit.message(
-                    prog::Op::recv(emit.nextStage(), w.messageBytes, tag + 1),
-                    w, true);
-                break;
-              }
-            }
-            if (countOnly) {
-              counted = true;
-              count = scratch.ops.size();
-              opCounts[static_cast<size_t>(r)] += count;
-            }
-          }
+          std::vector<StageItem> items;
+          for (const StageStep &st : steps[static_cast<size_t>(s)])
+            items.push_back({st.kind, 0, st.position});
+          emitStage(
+              i, gi, group, s, items, {},
+              [&](const StageItem &it) -> const ChunkWork & {
+                return works[static_cast<size_t>(it.position)];
+              },
+              [](const StageItem &it, const ChunkWork &w) {
+                const bool gradients = it.kind == StepKind::SendGradients ||
+                                       it.kind == StepKind::RecvGradients;
+                return 2 * w.chunk->id + (gradients ? 1 : 0);
+              },
+              countOnly);
         }
       }
     }
@@ -832,10 +1040,11 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
     out.error = error;
     return out;
   }
-  // The end-of-step synchronisation adds at most three ops.
+  // The end-of-step synchronisation adds at most three ops per model chunk
+  // and a wait.
   for (int64_t r = 0; r < world; ++r)
     out.programs[static_cast<size_t>(r)].ops.reserve(
-        opCounts[static_cast<size_t>(r)] + 3);
+        opCounts[static_cast<size_t>(r)] + 3 * layout0.vpp + 1);
   if (std::string error = emitPhases(/*countOnly=*/false); !error.empty()) {
     out = LoweredStep();
     out.error = error;
@@ -862,45 +1071,49 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
                                                c.members, shard));
     program.ops.back().carryLayers(a, b);
   };
+  // Each model chunk of a stage synchronises its own buffer (one range
+  // without interleaving).
   if (replicas > 1 && (model.zero == 3 || zeroWays == 1))
     for (int64_t r = 0; r < world; ++r) {
       const Seat seat = seatOf(schedule.phases[0], r);
-      auto [a, b] =
-          stageLayers(model.shape.layers, seat.group->layout.pp, seat.pos.stage);
-      int64_t grads = carriedParameters(model.shape, a, b);
-      grads = ceilDiv(grads, tp) * cost::bytesPerElement(model.shape.dtype);
       if (zeroWays > 1) // ZeRO-3: the rank's shard, once its reductions end
         out.programs[static_cast<size_t>(r)].ops.push_back(prog::Op::wait(0));
-      crossReplica(r, a, b, ceilDiv(grads, zeroWays));
+      for (auto [a, b] : rankLayerRanges(model.shape.layers, seat.group->layout,
+                                         seat.pos.stage)) {
+        int64_t grads = carriedParameters(model.shape, a, b);
+        grads = ceilDiv(grads, tp) * cost::bytesPerElement(model.shape.dtype);
+        crossReplica(r, a, b, ceilDiv(grads, zeroWays));
+      }
     }
   if (model.zero < 3 && zeroWays > 1)
     for (int64_t r = 0; r < world; ++r) {
       const Seat seat = seatOf(schedule.phases[0], r);
-      auto [a, b] =
-          stageLayers(model.shape.layers, seat.group->layout.pp, seat.pos.stage);
-      int64_t grads = carriedParameters(model.shape, a, b);
-      grads = ceilDiv(grads, tp) * cost::bytesPerElement(model.shape.dtype);
-      grads = ceilDiv(grads, zeroWays) * zeroWays;
-      const Communicator &dp = dpComms[key[static_cast<size_t>(r)]];
-      const prog::Members &members = dp.members;
-      const std::string &name = dp.name;
-      prog::Program &program = out.programs[static_cast<size_t>(r)];
-      if (model.zero == 0 && replicas == 1) {
-        program.ops.push_back(prog::Op::collective(
-            prog::CommKind::AllReduce, prog::GroupKind::Dp, name, members,
-            grads));
-        program.ops.back().carryLayers(a, b);
-      } else {
-        program.ops.push_back(prog::Op::collective(
-            prog::CommKind::ReduceScatter, prog::GroupKind::Dp, name, members,
-            grads));
-        program.ops.back().carryLayers(a, b);
-        if (replicas > 1)
-          crossReplica(r, a, b, grads / zeroWays);
-        program.ops.push_back(prog::Op::collective(
-            prog::CommKind::AllGather, prog::GroupKind::Dp, name, members,
-            grads / zeroWays));
-        program.ops.back().carryLayers(a, b);
+      for (auto [a, b] : rankLayerRanges(model.shape.layers, seat.group->layout,
+                                         seat.pos.stage)) {
+        int64_t grads = carriedParameters(model.shape, a, b);
+        grads = ceilDiv(grads, tp) * cost::bytesPerElement(model.shape.dtype);
+        grads = ceilDiv(grads, zeroWays) * zeroWays;
+        const Communicator &dp = dpComms[key[static_cast<size_t>(r)]];
+        const prog::Members &members = dp.members;
+        const std::string &name = dp.name;
+        prog::Program &program = out.programs[static_cast<size_t>(r)];
+        if (model.zero == 0 && replicas == 1) {
+          program.ops.push_back(prog::Op::collective(prog::CommKind::AllReduce,
+                                                     prog::GroupKind::Dp, name,
+                                                     members, grads));
+          program.ops.back().carryLayers(a, b);
+        } else {
+          program.ops.push_back(
+              prog::Op::collective(prog::CommKind::ReduceScatter,
+                                   prog::GroupKind::Dp, name, members, grads));
+          program.ops.back().carryLayers(a, b);
+          if (replicas > 1)
+            crossReplica(r, a, b, grads / zeroWays);
+          program.ops.push_back(prog::Op::collective(
+              prog::CommKind::AllGather, prog::GroupKind::Dp, name, members,
+              grads / zeroWays));
+          program.ops.back().carryLayers(a, b);
+        }
       }
     }
 

@@ -81,7 +81,11 @@
 // stage's send of k's gradients with its receive of f. Even stages send
 // first, odd ones receive first, so that neighbours, of opposite parity,
 // meet. The lowering checks that both sides of each link agree before it
-// emits anything. Tags: 2 * chunk id (forward), + 1 (backward).
+// emits anything. Tags: 2 * chunk id (forward), + 1 (backward). A layout
+// with vpp > 1 model chunks per stage runs interleaved 1F1B instead
+// (docs/lowering.md, "Interleaved 1F1B"): messages placed by one global
+// order of the passes, tags 2 * (chunk id * pp * vpp + j) for the link from
+// virtual stage j, + 1 backward; ZeRO <= 2 and whole-layer remat only.
 //
 // ZeRO below 3 with more than one ZeRO rank: each rank keeps whole
 // parameters (of its tensor slice), and the step ends with the gradient

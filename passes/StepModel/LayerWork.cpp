@@ -22,6 +22,17 @@ std::pair<int64_t, int64_t> stageLayers(int64_t layers, int64_t stages,
   return {begin, begin + base + (stage < extra ? 1 : 0)};
 }
 
+std::vector<std::pair<int64_t, int64_t>>
+rankLayerRanges(int64_t layers, const GroupLayout &layout, int64_t stage) {
+  if (layout.vpp <= 1)
+    return {stageLayers(layers, layout.pp, stage)};
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (int64_t c = 0; c < layout.vpp; ++c)
+    out.push_back(
+        stageLayers(layers, layout.pp * layout.vpp, c * layout.pp + stage));
+  return out;
+}
+
 cost::CostResult<ChunkLayerCost>
 chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
                cost::Checkpointing activations,
@@ -177,18 +188,21 @@ int64_t residentBytes(const TrainModel &model, const GroupLayout &layout,
 ResidentParts residentParts(const TrainModel &model, const GroupLayout &layout,
                             int64_t stage, int64_t zeroWays,
                             int64_t layersPerOp) {
-  auto [begin, end] = stageLayers(model.shape.layers, layout.pp, stage);
   const int64_t e = cost::bytesPerElement(model.shape.dtype);
-  // The stage's parameters, the embedding on stage 0 and the final norm
-  // and head on the last. The two prefetch buffers of ZeRO-3 are sized by
-  // the largest chunk of layers: the embedding and head travel with their
-  // chunks' gathers but are not counted in those buffers (docs/lowering.md).
-  int64_t params = carriedParameters(model.shape, begin, end), largestOp = 0;
-  for (int64_t l = begin; l < end; l += layersPerOp) {
-    int64_t chunk = 0;
-    for (int64_t k = l; k < std::min(end, l + layersPerOp); ++k)
-      chunk += cost::layerParameters(model.shape, k);
-    largestOp = std::max(largestOp, chunk);
+  // The stage's parameters (every model chunk's), the embedding on stage 0
+  // and the final norm and head on the last. The two prefetch buffers of
+  // ZeRO-3 are sized by the largest chunk of layers: the embedding and head
+  // travel with their chunks' gathers but are not counted in those buffers
+  // (docs/lowering.md).
+  int64_t params = 0, largestOp = 0;
+  for (auto [begin, end] : rankLayerRanges(model.shape.layers, layout, stage)) {
+    params += carriedParameters(model.shape, begin, end);
+    for (int64_t l = begin; l < end; l += layersPerOp) {
+      int64_t chunk = 0;
+      for (int64_t k = l; k < std::min(end, l + layersPerOp); ++k)
+        chunk += cost::layerParameters(model.shape, k);
+      largestOp = std::max(largestOp, chunk);
+    }
   }
   params = ceilDiv(params, layout.tp);
   auto states = cost::modelStateBytesPerChip(params, model.zero, zeroWays);

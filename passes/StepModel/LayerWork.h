@@ -97,6 +97,12 @@ chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
 std::pair<int64_t, int64_t> stageLayers(int64_t layers, int64_t stages,
                                         int64_t stage);
 
+/// The layer ranges stage `stage` of `layout` holds, in model order: one,
+/// stageLayers(L, pp, stage), or with vpp > 1 one per model chunk c,
+/// stageLayers(L, pp * vpp, c * pp + stage).
+std::vector<std::pair<int64_t, int64_t>>
+rankLayerRanges(int64_t layers, const GroupLayout &layout, int64_t stage);
+
 /// Parameters that travel with layers [begin, end) when a collective
 /// carries them (ZeRO-3 gathers and reductions, the data-parallel sync):
 /// the layers', plus the token embedding when begin = 0, plus the final

@@ -57,9 +57,15 @@ struct TrainModel {
 /// then Ulysses, then stages.
 struct GroupLayout {
   int64_t ulysses = 1, tp = 1, cp = 1, pp = 1;
+  /// Model chunks per pipeline stage (Megatron-LM's virtual pipeline
+  /// size): with vpp > 1 the layers split into pp * vpp virtual stages,
+  /// virtual stage j on stage j mod pp, run by interleaved 1F1B
+  /// (step::interleavedStageOrder). It does not change the degree.
+  int64_t vpp = 1;
   int64_t degree() const { return ulysses * tp * cp * pp; }
   bool operator==(const GroupLayout &o) const {
-    return ulysses == o.ulysses && tp == o.tp && cp == o.cp && pp == o.pp;
+    return ulysses == o.ulysses && tp == o.tp && cp == o.cp && pp == o.pp &&
+           vpp == o.vpp;
   }
 };
 

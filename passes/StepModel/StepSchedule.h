@@ -36,8 +36,9 @@ namespace plexus::step {
 struct ScheduledChunk {
   std::vector<ChunkSlice> slices;
   /// Names the chunk in op labels ("mb3", "p0 c3") and numbers its
-  /// stage-to-stage messages (tags 2 * id, 2 * id + 1): unique among the
-  /// chunks a rank runs in the step.
+  /// stage-to-stage messages (tags 2 * id, 2 * id + 1; interleaved, per
+  /// virtual link, StepLowering.h): unique among the chunks a rank runs in
+  /// the step.
   std::string name;
   int64_t id = 0;
 };
