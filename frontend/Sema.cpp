@@ -1809,7 +1809,8 @@ private:
     BlockReader s(*strategy, "strategy of train '" + clip(decl.name) + "'",
                   strategyField ? strategyField->keyLoc : decl.nameLoc,
                   {"sp", "pp", "tp", "cp", "checkpoint", "zero", "memory_limit",
-                   "micro_batch", "memory_reserve", "attention"},
+                   "micro_batch", "memory_reserve", "attention",
+                   "virtual_stages"},
                   diags_);
     // Every field is read before giving up, so that each gets its error.
     bool degreesOk = readDegree(s, "sp", {"adaptive", "best_homogeneous"},
@@ -1833,6 +1834,7 @@ private:
     auto memReserve = s.integer("memory_reserve", false, 0, int64_t(1) << 50,
                                 Dimension::Bytes);
     auto attention = s.keyword("attention", false, {"fused", "eager"});
+    auto virtualStages = s.integer("virtual_stages", false, 1, 1 << 10);
     // Every step's batch is drawn, packed and simulated sequence by
     // sequence: refuse up front what would not finish, rather than hang.
     constexpr int64_t kMaxBatchSequences = int64_t(1) << 20;
@@ -1856,6 +1858,7 @@ private:
     t.microBatch = microBatch.value_or(0);
     t.memoryReserve = memReserve.value_or(-1);
     t.eagerAttention = attention.value_or("fused") == "eager";
+    t.virtualStages = virtualStages.value_or(1);
     std::string ck = checkpoint.value_or("none");
     t.checkpoint = ck == "selective"       ? TrainSpec::Checkpoint::Selective
                    : ck == "attention_mlp" ? TrainSpec::Checkpoint::AttentionMlp
@@ -1876,6 +1879,29 @@ private:
     const FabricSpec *f = findSpec(spec_.fabrics, t.fabric);
     if (!m || !f || !findSpec(spec_.datasets, t.data))
       return; // the referenced declaration had errors of its own
+    if (t.virtualStages > 1) {
+      // Interleaving splits a fixed pipeline's stages into model chunks.
+      if (t.pp != TrainSpec::Pp::Static || t.ppDegree < 2) {
+        Diagnostic &d = s.errorWithNotes(
+            s.valueLocOf("virtual_stages"),
+            "virtual_stages = " + std::to_string(t.virtualStages) +
+                " interleaves model chunks over pipeline stages and needs a "
+                "fixed pp of at least 2");
+        if (s.has("pp"))
+          DiagnosticEngine::note(d, s.valueLocOf("pp"), "pp is set here");
+        return;
+      }
+      if (t.virtualStages > m->shape.layers / t.ppDegree) {
+        Diagnostic &d = s.errorWithNotes(
+            s.valueLocOf("virtual_stages"),
+            "virtual_stages = " + std::to_string(t.virtualStages) + " x pp " +
+                std::to_string(t.ppDegree) +
+                " virtual stages, but the model has " +
+                std::to_string(m->shape.layers) + " layers");
+        DiagnosticEngine::note(d, s.valueLocOf("pp"), "pp is set here");
+        return;
+      }
+    }
     cost::TrainDegrees degrees;
     degrees.sp = t.sp == TrainSpec::Sp::Static ? t.spDegree : 0;
     degrees.pp = t.pp == TrainSpec::Pp::Static ? t.ppDegree : 0;

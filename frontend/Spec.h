@@ -86,6 +86,7 @@ struct TrainSpec {
   int64_t microBatch = 0; // sequences per micro-batch and group; 0 = memory
   int64_t memoryReserve = -1; // bytes held back per chip; -1 = the default
   bool eagerAttention = false; // attention = eager (default: fused)
+  int64_t virtualStages = 1;   // model chunks per stage (interleaved 1F1B)
   Checkpoint checkpoint = Checkpoint::None;
 };
 

@@ -161,7 +161,11 @@ Prediction predict(mlir::MLIRContext &context, const std::string &path,
       return out;
     }
     out.layout = plan.name;
-    train::StepSimulation s = train::simulateStep(plan, simComm);
+    // The isolated times also order an interleaved plan's messages, as in
+    // plxc (train::simulateStep's passComm).
+    train::StepSimulation s = train::simulateStep(
+        plan, simComm, /*orders=*/nullptr, /*keepSpans=*/true,
+        /*replicas=*/1, comm);
     if (!s.error.empty()) {
       out.error = s.error;
       return out;

@@ -180,10 +180,11 @@ std::string layoutName(const GroupLayout &l) {
     return "static-sp-" + s(l.ulysses);
   if (l.ulysses == 1 && l.pp == 1)
     return "megatron-tp" + s(l.tp) + "-cp" + s(l.cp);
+  const std::string v = l.vpp > 1 ? "-v" + s(l.vpp) : "";
   if (l.ulysses == 1 && l.cp == 1)
-    return "pp" + s(l.pp) + "-tp" + s(l.tp) + "-1f1b";
+    return "pp" + s(l.pp) + "-tp" + s(l.tp) + v + "-1f1b";
   return "sp" + s(l.ulysses) + "-tp" + s(l.tp) + "-cp" + s(l.cp) + "-pp" +
-         s(l.pp);
+         s(l.pp) + v;
 }
 
 std::optional<GroupLayout> parseLayoutName(const std::string &name) {
@@ -214,12 +215,22 @@ std::optional<GroupLayout> parseLayoutName(const std::string &name) {
     return l;
   l = {};
   pos = 0;
-  if (number("pp", l.pp) && number("-tp", l.tp) && rest("-1f1b"))
+  // An interleaved pipeline names its model chunks per stage, "-v<v>".
+  auto chunks = [&] {
+    const size_t at = pos;
+    if (number("-v", l.vpp) && l.vpp > 1 && l.pp > 1)
+      return true;
+    pos = at;
+    l.vpp = 1;
+    return false;
+  };
+  if (number("pp", l.pp) && number("-tp", l.tp) &&
+      (rest("-1f1b") || (chunks() && rest("-1f1b"))))
     return l;
   l = {};
   pos = 0;
   if (number("sp", l.ulysses) && number("-tp", l.tp) && number("-cp", l.cp) &&
-      number("-pp", l.pp) && rest(""))
+      number("-pp", l.pp) && (rest("") || (chunks() && rest(""))))
     return l;
   return std::nullopt;
 }
@@ -263,11 +274,18 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
       double slowest = 0;
       int64_t mem = 0;
       for (int64_t stage = 0; stage < g.layout.pp; ++stage) {
-        auto [a, b] =
-            step::stageLayers(model.shape.layers, g.layout.pp, stage);
         double t = 0;
         int64_t kept = 0, transient = 0;
-        for (int64_t l = a; l < b; ++l) {
+        // The stage's layers, every model chunk's, and what each chunk
+        // keeps per micro-batch.
+        std::vector<std::pair<int64_t, size_t>> layers; // (layer, chunk)
+        const auto ranges =
+            step::rankLayerRanges(model.shape.layers, g.layout, stage);
+        for (size_t c = 0; c < ranges.size(); ++c)
+          for (int64_t l = ranges[c].first; l < ranges[c].second; ++l)
+            layers.push_back({l, c});
+        std::vector<int64_t> keptByChunk(ranges.size(), 0);
+        for (auto [l, chunk] : layers) {
           LayerWork w;
           if (!lengths.empty()) {
             auto r = step::layerWork(model, g.layout, lengths, l, zeroWays);
@@ -308,15 +326,29 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
           }
           t += layer;
           kept += w.keptBytes;
+          keptByChunk[chunk] += w.keptBytes;
           transient = std::max(transient, w.recomputeBytes);
         }
         slowest = std::max(slowest, t);
-        int64_t inFlight =
-            std::min<int64_t>(g.layout.pp - stage,
-                              static_cast<int64_t>(plan.microBatches.size()));
+        const int64_t m = static_cast<int64_t>(plan.microBatches.size());
+        int64_t inFlight = std::min<int64_t>(g.layout.pp - stage, m);
         int64_t resident =
             step::residentBytes(model, g.layout, stage, zeroWays);
-        mem = std::max(mem, resident + inFlight * kept + transient);
+        if (g.layout.vpp > 1) {
+          // Interleaved warm-up: (p - s - 1) * 2 + (v - 1) * p forwards
+          // (all m * v when m = p), plus the one in flight, the k-th of
+          // model chunk (k mod p v) / p (step::interleavedStageOrder).
+          const int64_t v = g.layout.vpp, p = g.layout.pp;
+          const int64_t passes =
+              m == p ? m * v
+                     : std::min(m * v, (p - stage - 1) * 2 + (v - 1) * p + 1);
+          int64_t held = 0;
+          for (int64_t k = 0; k < passes; ++k)
+            held += keptByChunk[static_cast<size_t>((k % (p * v)) / p)];
+          mem = std::max(mem, resident + held + transient);
+        } else {
+          mem = std::max(mem, resident + inFlight * kept + transient);
+        }
       }
       g.seconds = slowest;
       g.memBytes = mem;
@@ -335,6 +367,30 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
     // pipeline fills and drains around them for p - 1 slots of the
     // slowest; with equal micro-batches this is (m + p - 1) x the slowest.
     step = sum + static_cast<double>(first.pp - 1) * worstStage;
+    if (first.vpp > 1) {
+      // Interleaved 1F1B (Megatron-LM, SC'21 section 2.2): the fill and
+      // drain shrink v-fold, (p - 1) / v of the slowest stage's passes.
+      step = sum + static_cast<double>(first.pp - 1) * worstStage /
+                       static_cast<double>(first.vpp);
+      // It runs micro-batches in groups of p through each model chunk.
+      const int64_t m = static_cast<int64_t>(plan.microBatches.size());
+      if (m % first.pp != 0)
+        return "interleaved 1F1B (virtual_stages " + std::to_string(first.vpp) +
+               ") runs micro-batches in groups of the " +
+               std::to_string(first.pp) + " stages, and " + std::to_string(m) +
+               " is not a multiple of " + std::to_string(first.pp) +
+               "; choose batch and micro_batch so that each pipeline gets a "
+               "multiple of pp micro-batches";
+      for (const PlannedMicroBatch &mb : plan.microBatches)
+        for (const PlannedGroup &g : mb.groups)
+          if (g.seqs.empty())
+            return "interleaved 1F1B (virtual_stages " +
+                   std::to_string(first.vpp) +
+                   ") needs every pipeline to have work in every "
+                   "micro-batch; the batch has too few sequences for its " +
+                   std::to_string(mb.groups.size()) + " pipelines x pp " +
+                   std::to_string(first.pp);
+    }
   }
   if (model.zero < 3 && zeroWays > 1) {
     // Each stage synchronises what its collectives carry (its layers, the
@@ -342,8 +398,10 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
     // stages at once: the largest decides.
     int64_t grads = 0;
     for (int64_t s = 0; s < first.pp; ++s) {
-      auto [a, b] = step::stageLayers(model.shape.layers, first.pp, s);
-      grads = std::max(grads, step::carriedParameters(model.shape, a, b));
+      int64_t stage = 0; // every model chunk's, one collective each
+      for (auto [a, b] : step::rankLayerRanges(model.shape.layers, first, s))
+        stage += step::carriedParameters(model.shape, a, b);
+      grads = std::max(grads, stage);
     }
     grads = (grads + first.tp - 1) / first.tp *
             cost::bytesPerElement(model.shape.dtype);
@@ -479,6 +537,41 @@ NamedPlan planStaticLayout(const TrainSetup &setup,
     return estimateStep(plan, setup, commTime);
   };
   StepPlan plan;
+  if (layout.vpp > 1 && setup.microBatchSeqs == 0) {
+    // Interleaved 1F1B needs a multiple of pp micro-batches, each with work
+    // for every group: the counts the search below tries, rounded up.
+    const int64_t p = layout.pp;
+    std::vector<int64_t> counts{(static_cast<int64_t>(bins.size()) + p - 1) /
+                                p * p};
+    for (int64_t m :
+         pipelineMicroBatchCounts(static_cast<int64_t>(bins.size()),
+                                  static_cast<int64_t>(lengths.size()), groups))
+      if ((m + p - 1) / p * p != counts.back())
+        counts.push_back((m + p - 1) / p * p);
+    std::string firstError;
+    bool found = false;
+    for (int64_t m : counts) {
+      auto dealt = dealIntoMicroBatches(setup.model, lengths, m, groups,
+                                        cap.tokensPerChip * perStage);
+      StepPlan candidate;
+      std::string error = dealt.empty()
+                              ? "some sequence finds no room in " +
+                                    std::to_string(m) + " micro-batches"
+                              : makePlan(dealt, candidate);
+      if (!error.empty()) {
+        if (firstError.empty())
+          firstError = error;
+        continue;
+      }
+      if (!found || candidate.seconds < plan.seconds)
+        plan = std::move(candidate);
+      found = true;
+    }
+    if (!found)
+      return fail(firstError);
+    out.plan = std::move(plan);
+    return out;
+  }
   if (std::string error = makePlan(bins, plan); !error.empty())
     return fail(error);
   // A pipeline's bubble shrinks with more micro-batches: search the count

@@ -769,7 +769,7 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
                            &workOf,
                        const std::function<int64_t(const StageItem &,
                                                    const ChunkWork &)> &tagOf,
-                       bool countOnly) {
+                       bool asyncSends, bool countOnly) {
     const GroupLayout &l = group.layout;
     size_t lastBackward = 0;
     for (size_t k = 0; k < items.size(); ++k)
@@ -804,6 +804,12 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
       for (const auto &layers : chunkLayers)
         emitters.emplace_back(ctx, group, pos, layers);
       const Where &last = lastBackwardOf[static_cast<size_t>(r)];
+      // Interleaved stages post their sends on the communication stream.
+      auto sendOp = [&](int64_t peer, int64_t bytes, int64_t tag) {
+        prog::Op op = prog::Op::send(peer, bytes, tag);
+        op.async = asyncSends;
+        return op;
+      };
       for (size_t k = 0; k < items.size(); ++k) {
         const StageItem &it = items[k];
         PassEmitter &emit = emitters[static_cast<size_t>(it.chunk)];
@@ -823,9 +829,8 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
           emit.backward(w);
           break;
         case StepKind::SendActivations:
-          emit.message(
-              prog::Op::send(emit.nextStage(), w.messageBytes, tagOf(it, w)), w,
-              false);
+          emit.message(sendOp(emit.nextStage(), w.messageBytes, tagOf(it, w)),
+                       w, false);
           break;
         case StepKind::RecvActivations:
           emit.message(
@@ -833,9 +838,8 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
               false);
           break;
         case StepKind::SendGradients:
-          emit.message(
-              prog::Op::send(emit.prevStage(), w.messageBytes, tagOf(it, w)), w,
-              true);
+          emit.message(sendOp(emit.prevStage(), w.messageBytes, tagOf(it, w)),
+                       w, true);
           break;
         case StepKind::RecvGradients:
           emit.message(
@@ -854,10 +858,13 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
   // One group under interleaved 1F1B (layout.vpp model chunks per stage):
   // each stage's passes in Megatron-core's order, and every message placed
   // by one global order of the passes' starts and ends (step::timePasses),
-  // the same on both sides of every link. Sends block until their receive
-  // is posted, so any two ranks meet their shared messages in one order,
-  // and the earliest message not yet exchanged always finds both sides at
-  // it: no wait can close a cycle, the wrap-around link included.
+  // the same on both sides of every link (the timing counts the passes'
+  // collectives and messages when options.passCommTime is given). Sends go
+  // on the communication stream, which posts them in that order; a send
+  // still completes only when its receive is posted, so any two ranks meet
+  // their shared messages in one order, and the earliest message not yet
+  // exchanged always finds both sides at it: no wait can close a cycle,
+  // the wrap-around link included, even where a runtime sends blocking.
   auto emitInterleaved = [&](size_t i, size_t gi, const ScheduledGroup &group,
                              const std::string &where,
                              bool countOnly) -> std::string {
@@ -882,19 +889,87 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
           !error.empty())
         return error;
     }
+    // A pass's collectives, timed once per (kind, group, bytes) by the
+    // isolated callback (none without one: compute only).
+    std::vector<GroupRanks> stageRanks;
+    for (int64_t s = 0; s < p; ++s)
+      stageRanks.push_back(groupRanks(group, {s, 0, 0, 0}, interner));
+    std::map<std::tuple<prog::CommKind, std::string, int64_t>, double> timed;
+    // One callback answer per key; an error or a bad duration counts 0.
+    auto timeOf = [&](std::tuple<prog::CommKind, std::string, int64_t> key,
+                      const std::function<prog::CommRequest()> &request) {
+      auto [it, fresh] = timed.try_emplace(std::move(key), 0.0);
+      if (fresh) {
+        prog::CommTime t = options.passCommTime(request());
+        it->second =
+            t.error.empty() && std::isfinite(t.seconds) && t.seconds >= 0
+                ? t.seconds
+                : 0;
+      }
+      return it->second;
+    };
+    auto comm = [&](prog::CommKind kind, const Communicator &c,
+                    int64_t bytes) -> double {
+      if (!options.passCommTime || bytes <= 0 || c.members.size() < 2)
+        return 0;
+      return timeOf({kind, c.name, bytes}, [&] {
+        prog::CommRequest req;
+        req.kind = kind;
+        req.ranks = c.members.vec();
+        req.members = c.members;
+        req.group = c.name;
+        req.bytes = bytes;
+        return req;
+      });
+    };
     auto seconds = [&](int64_t j, int64_t position, bool backward) {
       const ChunkWork &w =
           works[static_cast<size_t>(j)][static_cast<size_t>(position)];
-      double f = 0, again = 0;
+      const GroupRanks &g = stageRanks[static_cast<size_t>(j % p)];
+      double f = 0, again = 0, fc = 0, againC = 0, bc = 0;
       for (size_t k = 0; k < w.layers.size(); ++k) {
-        f += w.layers[k].forwardSeconds + w.layers[k].headSeconds;
-        if (static_cast<int64_t>(k) < w.checkpointed)
-          again += w.layers[k].forwardSeconds;
+        const ChunkLayerCost &c = w.layers[k];
+        const double forwardComm =
+            comm(prog::CommKind::AllToAll, g.ulysses, c.allToAllBytes) +
+            comm(prog::CommKind::AllGather, g.cp, c.cpKvBytes) +
+            comm(prog::CommKind::AllReduce, g.tp, c.tpAllReduceBytes);
+        f += c.forwardSeconds + c.headSeconds;
+        fc += forwardComm;
+        bc += comm(prog::CommKind::AllReduce, g.tp, c.tpAllReduceBytes) +
+              comm(prog::CommKind::AllGather, g.cp, c.cpKvBytes) +
+              comm(prog::CommKind::ReduceScatter, g.cp, c.cpKvBytes * l.cp) +
+              comm(prog::CommKind::AllToAll, g.ulysses, c.allToAllBytes);
+        if (static_cast<int64_t>(k) < w.checkpointed) {
+          again += c.forwardSeconds;
+          againC += forwardComm;
+        }
       }
-      return backward ? 2 * f + again : f;
+      return backward ? 2 * f + again + bc + againC : f + fc;
     };
     step::PassTiming timing;
-    if (std::string error = step::timePasses(p, v, n, orders, seconds, timing);
+    // A message from virtual stage j's pass to its neighbour's, between the
+    // stages' first ranks.
+    auto transfer = [&](int64_t j, int64_t position, bool backward) -> double {
+      if (!options.passCommTime)
+        return 0;
+      const ChunkWork &w =
+          works[static_cast<size_t>(j)][static_cast<size_t>(position)];
+      const int64_t from = j % p;
+      const int64_t to = (from + (backward ? p - 1 : 1)) % p;
+      return timeOf({prog::CommKind::PointToPoint, num(from) + ">" + num(to),
+                     w.messageBytes},
+                    [&] {
+                      prog::CommRequest req;
+                      req.kind = prog::CommKind::PointToPoint;
+                      req.ranks = {
+                          group.firstRank + localRankOf(l, {from, 0, 0, 0}),
+                          group.firstRank + localRankOf(l, {to, 0, 0, 0})};
+                      req.bytes = w.messageBytes;
+                      return req;
+                    });
+    };
+    if (std::string error =
+            step::timePasses(p, v, n, orders, seconds, timing, transfer);
         !error.empty())
       return where + ": " + error;
     // The end event of each (virtual stage, position, backward?).
@@ -965,7 +1040,7 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
             return 2 * (w.chunk->id * virtualStages + (toNext ? j : j - 1)) +
                    (gradients ? 1 : 0);
           },
-          countOnly);
+          /*asyncSends=*/true, countOnly);
     }
     return {};
   };
@@ -1029,7 +1104,7 @@ LoweredStep lowerSchedule(const StepSchedule &schedule, const TrainModel &model,
                                        it.kind == StepKind::RecvGradients;
                 return 2 * w.chunk->id + (gradients ? 1 : 0);
               },
-              countOnly);
+              /*asyncSends=*/false, countOnly);
         }
       }
     }

@@ -138,6 +138,14 @@ struct LoweringOptions {
   /// world - 1), after the replica's own reduction (the file comment).
   /// Only replica 0's programs are emitted.
   int64_t replicas = 1;
+  /// Interleaved 1F1B places its messages by a timing of its passes
+  /// (docs/lowering.md, "Interleaved 1F1B"); with this callback the timing
+  /// counts each pass's own collectives (tensor all-reduces, Ulysses
+  /// all-to-alls, context-parallel gathers) as well as its compute. Give
+  /// the isolated times planners use: calls come out of time order. plxc's
+  /// simulation and plx-lower-to-rt give the same one, so the programs
+  /// they lower are the same.
+  prog::CommTimeFn passCommTime;
 };
 
 /// A communicator's name: its kind and its ranks, ranges compressed

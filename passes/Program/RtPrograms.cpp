@@ -118,10 +118,11 @@ LogicalResult writeRtPrograms(OpBuilder &builder, Location loc,
         Operation *created =
             op.kind == prog::OpKind::Send
                 ? builder
-                      .create<rt::SendOp>(loc, i64(op.peer), i64(op.bytes),
-                                          i64(op.tag), rt::ComputeKindAttr(),
-                                          DenseI64ArrayAttr(),
-                                          DenseI64ArrayAttr())
+                      .create<rt::SendOp>(
+                          loc, i64(op.peer), i64(op.bytes), i64(op.tag),
+                          rt::ComputeKindAttr(), DenseI64ArrayAttr(),
+                          DenseI64ArrayAttr(),
+                          op.async ? builder.getUnitAttr() : UnitAttr())
                       .getOperation()
                 : builder
                       .create<rt::RecvOp>(loc, i64(op.peer), i64(op.bytes),
@@ -266,6 +267,7 @@ FailureOr<RtPrograms> readRtPrograms(ModuleOp module) {
         p.ops.push_back(std::move(op));
       } else if (auto s = dyn_cast<rt::SendOp>(op)) {
         p.ops.push_back(Op::send(s.getPeer(), s.getBytes(), s.getTag()));
+        p.ops.back().async = s.getAsync();
         carried(p.ops.back(), s.getCarries(), s.getSeqs(), s.getSlices());
       } else if (auto r = dyn_cast<rt::RecvOp>(op)) {
         p.ops.push_back(Op::recv(r.getPeer(), r.getBytes(), r.getTag()));

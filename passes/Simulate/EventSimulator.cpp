@@ -68,6 +68,7 @@ struct PostedP2P {
   double ready = 0;
   int64_t bytes = 0;
   int64_t opIndex = 0;
+  bool stream = false; ///< an asynchronous send, posted by the stream
 };
 
 /// A rank that has reached a collective instance.
@@ -105,7 +106,8 @@ std::string describe(const Op &op) {
       os << " '" << op.label << "'";
     break;
   case OpKind::Send:
-    os << "send to " << op.peer << " bytes " << op.bytes << " tag " << op.tag;
+    os << (op.async ? "async " : "") << "send to " << op.peer << " bytes "
+       << op.bytes << " tag " << op.tag;
     break;
   case OpKind::Recv:
     os << "recv from " << op.peer << " bytes " << op.bytes << " tag " << op.tag;
@@ -140,7 +142,10 @@ private:
   void findClasses();
   void expandClasses();
   bool step(double t, int64_t r);
-  bool issueSend(double t, int64_t r, const Op &op);
+  /// `fromStream`: the rank's communication stream posts an asynchronous
+  /// send (its program has moved on).
+  bool issueSend(double t, int64_t r, const Op &op, bool fromStream = false,
+                 int64_t opIndex = -1);
   bool issueRecv(double t, int64_t r, const Op &op);
   bool issueCollective(double t, int64_t r, const Op &op, int64_t index,
                        int64_t k, bool async);
@@ -153,7 +158,8 @@ private:
     return static_cast<int64_t>(stream[r].size());
   }
   bool completeP2P(int64_t sender, int64_t receiver, const Op &sendOp,
-                   int64_t sendIndex, int64_t recvIndex, double start);
+                   int64_t sendIndex, int64_t recvIndex, double start,
+                   bool senderStream = false);
   bool commTime(const CommRequest &req, double &seconds);
   void reportStuck();
   bool fail(SimErrorKind kind, std::string message,
@@ -282,6 +288,7 @@ bool Simulator::validate() {
     std::vector<std::pair<size_t, const prog::Members *>> *lists =
         classSize[r] > 1 ? &classLists[r] : nullptr;
     const std::vector<Op> &ops = programs[r].ops;
+    std::map<std::pair<int64_t, int64_t>, bool> sendKinds;
     for (size_t i = 0; i < ops.size(); ++i) {
       const Op &op = ops[i];
       auto bad = [&](const char *why) {
@@ -309,6 +316,16 @@ bool Simulator::validate() {
           return bad("peer is the rank itself");
         if (op.tag < 0)
           return bad("tag must be non-negative");
+        if (op.kind == OpKind::Recv && op.async)
+          return bad("a recv cannot be asynchronous");
+        if (op.kind == OpKind::Send) {
+          // A blocking send would overtake an asynchronous one still on
+          // the stream: messages on one (peer, tag) are all of one kind.
+          auto [it, fresh] = sendKinds.try_emplace({op.peer, op.tag}, op.async);
+          if (!fresh && it->second != op.async)
+            return bad("sends to one peer and tag must be all asynchronous "
+                       "or all blocking");
+        }
         continue;
       }
       if (op.commKind == CommKind::PointToPoint)
@@ -382,8 +399,8 @@ bool Simulator::commTime(const CommRequest &req, double &seconds) {
 }
 
 bool Simulator::completeP2P(int64_t sender, int64_t receiver, const Op &sendOp,
-                            int64_t sendIndex, int64_t recvIndex,
-                            double start) {
+                            int64_t sendIndex, int64_t recvIndex, double start,
+                            bool senderStream) {
   CommRequest req;
   req.kind = CommKind::PointToPoint;
   req.ranks = {sender, receiver};
@@ -404,25 +421,36 @@ bool Simulator::completeP2P(int64_t sender, int64_t receiver, const Op &sendOp,
     s.name = "send to " + std::to_string(receiver) + tagText;
   s.category = "send";
   s.opIndex = sendIndex;
+  s.async = senderStream;
   record(sender, Span(s));
   if (options.keepSpans)
     s.name = "recv from " + std::to_string(sender) + tagText;
   s.category = "recv";
   s.opIndex = recvIndex;
+  s.async = false;
   record(receiver, std::move(s));
-  ++pc[sender];
+  if (senderStream) {
+    // The sender's stream runs the transfer beside its compute.
+    streamOpStart[sender] = start;
+    streamOpEnd[sender] = end;
+    retime(sender, start, end);
+    schedule(end, sender, /*stream=*/true);
+  } else {
+    ++pc[sender];
+    schedule(end, sender);
+  }
   ++pc[receiver];
-  schedule(end, sender);
   schedule(end, receiver);
   return true;
 }
 
-bool Simulator::issueSend(double t, int64_t r, const Op &op) {
+bool Simulator::issueSend(double t, int64_t r, const Op &op, bool fromStream,
+                          int64_t opIndex) {
   P2PKey key{r, op.peer, op.tag};
   auto &recvs = postedRecvs[key];
-  int64_t index = static_cast<int64_t>(pc[r]);
+  int64_t index = fromStream ? opIndex : static_cast<int64_t>(pc[r]);
   if (recvs.empty()) {
-    postedSends[key].push_back({r, t, op.bytes, index});
+    postedSends[key].push_back({r, t, op.bytes, index, fromStream});
     return true;
   }
   PostedP2P match = recvs.front();
@@ -435,7 +463,7 @@ bool Simulator::issueSend(double t, int64_t r, const Op &op) {
        << ") expects " << match.bytes << " bytes";
     return fail(SimErrorKind::MismatchedP2P, os.str(), {r, op.peer});
   }
-  return completeP2P(r, op.peer, op, index, match.opIndex, t);
+  return completeP2P(r, op.peer, op, index, match.opIndex, t, fromStream);
 }
 
 bool Simulator::issueRecv(double t, int64_t r, const Op &op) {
@@ -457,7 +485,7 @@ bool Simulator::issueRecv(double t, int64_t r, const Op &op) {
        << ") expects " << op.bytes << " bytes";
     return fail(SimErrorKind::MismatchedP2P, os.str(), {r, op.peer});
   }
-  return completeP2P(op.peer, r, sendOp, match.opIndex, index, t);
+  return completeP2P(op.peer, r, sendOp, match.opIndex, index, t, match.stream);
 }
 
 bool Simulator::issueCollective(double t, int64_t r, const Op &op,
@@ -532,6 +560,9 @@ bool Simulator::streamStart(double t, int64_t r) {
     return true;
   streamBusy[r] = true;
   const Queued &q = stream[r].front();
+  if (programs[r].ops[q.opIndex].kind == OpKind::Send)
+    return issueSend(t, r, programs[r].ops[q.opIndex], /*fromStream=*/true,
+                     q.opIndex);
   return issueCollective(t, r, programs[r].ops[q.opIndex], q.opIndex,
                          q.instance, /*async=*/true);
 }
@@ -626,6 +657,12 @@ bool Simulator::step(double t, int64_t r) {
     return true;
   }
   case OpKind::Send:
+    if (op.async) { // posted by the stream, in order with its collectives
+      stream[r].push_back({static_cast<int64_t>(pc[r]), -1});
+      ++pc[r];
+      schedule(t, r);
+      return streamStart(t, r);
+    }
     return issueSend(t, r, op);
   case OpKind::Recv:
     return issueRecv(t, r, op);

@@ -89,7 +89,8 @@ std::string
 timePasses(int64_t stages, int64_t chunks, int64_t m,
            const std::vector<std::vector<VirtualPass>> &orders,
            const std::function<double(int64_t, int64_t, bool)> &seconds,
-           PassTiming &out) {
+           PassTiming &out,
+           const std::function<double(int64_t, int64_t, bool)> &transfer) {
   out = PassTiming();
   if (stages < 1 || chunks < 1 || m < 1 ||
       static_cast<int64_t>(orders.size()) != stages)
@@ -127,13 +128,19 @@ timePasses(int64_t stages, int64_t chunks, int64_t m,
         const int64_t j = p.chunk * stages + static_cast<int64_t>(s);
         // The input: the forward before, or the backward after and this
         // stage's own forward.
+        auto message = [&](int64_t from, bool backward) {
+          return transfer ? std::max(0.0, transfer(from, p.position, backward))
+                          : 0.0;
+        };
         double input = 0;
         if (!p.backward && j > 0)
-          input = slot(j - 1, p.position, false);
+          input = slot(j - 1, p.position, false) + message(j - 1, false);
         if (p.backward) {
           const double own = slot(j, p.position, false);
           const double after =
-              j + 1 < virtualStages ? slot(j + 1, p.position, true) : 0.0;
+              j + 1 < virtualStages
+                  ? slot(j + 1, p.position, true) + message(j + 1, true)
+                  : 0.0;
           input = std::isnan(own) || std::isnan(after) ? unknown
                                                        : std::max(own, after);
         }

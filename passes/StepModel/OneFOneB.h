@@ -76,7 +76,8 @@ std::string interleavedStageOrder(int64_t stages, int64_t stage, int64_t chunks,
 /// 0) and the seconds of a forward and a backward of each virtual stage:
 /// a stage runs its passes in order, each as soon as the one before it on
 /// the stage has ended and its input is there (the forward of the virtual
-/// stage before, the backward of the one after; messages take no time).
+/// stage before, the backward of the one after, each `transfer` seconds
+/// after it ends: its message's time, none when not given).
 /// startRank[s][i] and endRank[s][i] number pass i of stage s's start and
 /// end in one order of every start and end that sorts them by time and
 /// never puts an event before one it depends on (ties in the order the
@@ -92,7 +93,9 @@ timePasses(int64_t stages, int64_t chunks, int64_t m,
            const std::vector<std::vector<VirtualPass>> &orders,
            const std::function<double(int64_t virtualStage, int64_t position,
                                       bool backward)> &seconds,
-           PassTiming &out);
+           PassTiming &out,
+           const std::function<double(int64_t virtualStage, int64_t position,
+                                      bool backward)> &transfer = {});
 
 /// Plain 1F1B over `m` micro-batches (backward in forward order, N_split
 /// 1): warm-up min(p - s - 1, m) forwards, then one forward / one backward,

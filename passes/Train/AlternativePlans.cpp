@@ -46,7 +46,10 @@ Operation *buildAlternative(OpBuilder &builder, Location loc, StringRef job,
   step.setStrategyAttr(builder.getStringAttr(plan.name));
   step.setRoleAttr(roleAttr);
   const step::GroupLayout &l = plan.layout;
-  step.setLayoutAttr(builder.getDenseI64ArrayAttr({l.ulysses, l.tp, l.cp, l.pp}));
+  std::vector<int64_t> degrees{l.ulysses, l.tp, l.cp, l.pp};
+  if (l.vpp > 1)
+    degrees.push_back(l.vpp);
+  step.setLayoutAttr(builder.getDenseI64ArrayAttr(degrees));
   if (!plan.checkpointLabel.empty())
     step.setCheckpointLabelAttr(builder.getStringAttr(plan.checkpointLabel));
   if (plan.solverSeconds > 0)
@@ -67,8 +70,12 @@ baselines::NamedPlan namedPlanOf(Operation *alternative,
   }
   auto step = cast<plan::StepOp>(alternative);
   out.name = step.getStrategy() ? step.getStrategy()->str() : "";
-  if (std::optional<ArrayRef<int64_t>> l = step.getLayout(); l && l->size() == 4)
+  if (std::optional<ArrayRef<int64_t>> l = step.getLayout();
+      l && l->size() >= 4) {
     out.layout = {(*l)[0], (*l)[1], (*l)[2], (*l)[3]};
+    if (l->size() == 5)
+      out.layout.vpp = (*l)[4];
+  }
   if (std::optional<int64_t> zero = step.getZero())
     out.model.zero = *zero;
   if (std::optional<plan::Checkpointing> c = step.getCheckpoint())

@@ -71,6 +71,7 @@ step::GroupLayout strategyLayout(plx::TrainOp train) {
   layout.tp = s.getTp();
   layout.cp = s.getCp();
   layout.pp = s.getPp() == plx::PpMode::static_ ? s.getPpDegree() : 1;
+  layout.vpp = layout.pp > 1 ? s.getVirtualStages() : 1;
   return layout;
 }
 
@@ -156,6 +157,7 @@ step::StepPlan stepPlanOf(plan::StepOp step) {
       pg.layout.tp = g.getTpDegree();
       pg.layout.cp = g.getCpDegree();
       pg.layout.pp = g.getPpDegree();
+      pg.layout.vpp = g.getVppDegree();
       pg.layout.ulysses = g.getUlyssesDegree();
       pg.firstRank = g.getFirstRank();
       pg.seqs.assign(g.getSeqs().begin(), g.getSeqs().end());
@@ -231,7 +233,7 @@ plan::StepOp buildStepOp(OpBuilder &builder, Location loc, StringRef symName,
           builder.getDenseI64ArrayAttr(g.seqs),
           builder.getF64FloatAttr(g.seconds),
           builder.getI64IntegerAttr(g.memBytes), optional(g.layout.tp),
-          optional(g.layout.cp), optional(g.layout.pp));
+          optional(g.layout.cp), optional(g.layout.pp), optional(g.layout.vpp));
     }
   }
   return step;

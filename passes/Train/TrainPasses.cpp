@@ -383,6 +383,20 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
       model.checkpointing = train::checkpointingOf(*step.getCheckpoint());
     lower::LoweringOptions options;
     options.layersPerOp = layersPerOp;
+    // Placed, the job's isolated times order interleaved messages as
+    // plxc's simulation does (LoweringOptions::passCommTime).
+    std::optional<JobFabric> placedFabric;
+    bool interleaved = false;
+    step.walk([&](plan::SpGroupOp g) { interleaved |= g.getVppDegree() > 1; });
+    auto job = dyn_cast_or_null<plan::JobOp>(SymbolTable::lookupSymbolIn(
+        module, (trainOp.getSymName() + "_job").str()));
+    if (interleaved && job && job.getChips()) { // placed
+      FailureOr<JobFabric> fabric = jobFabric(module, trainOp);
+      if (failed(fabric))
+        return signalPassFailure();
+      placedFabric = std::move(*fabric);
+      options.passCommTime = placedFabric->comm;
+    }
     lower::LoweredStep lowered;
     // Interior cut points of split sequences, (sequence, position) sorted.
     std::vector<std::pair<int64_t, int64_t>> cuts;

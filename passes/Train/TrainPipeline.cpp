@@ -121,10 +121,12 @@ int64_t layersPerOpFor(const step::PipelinedStepPlan &plan,
 StepSimulation simulateStep(const baselines::NamedPlan &plan,
                             const prog::CommTimeFn &comm,
                             const lower::RingOrders *orders, bool keepSpans,
-                            int64_t replicas) {
+                            int64_t replicas,
+                            const prog::CommTimeFn &passComm) {
   StepSimulation out;
   lower::LoweringOptions lowering;
   lowering.replicas = replicas;
+  lowering.passCommTime = passComm;
   lower::LoweredStep lowered;
   if (plan.plan) {
     lowering.layersPerOp = layersPerOpFor(*plan.plan, plan.model);
@@ -361,6 +363,8 @@ planJobStrategy(const baselines::TrainSetup &setup,
         if (p > 1)
           s.model.zero = std::min<int64_t>(s.model.zero, 2);
         step::GroupLayout layout{d, base.tp, base.cp, p};
+        if (p == base.pp)
+          layout.vpp = base.vpp;
         baselines::NamedPlan plan =
             baselines::planStaticLayout(s, lengths, layout, comm);
         if (plan.ok())
@@ -440,6 +444,11 @@ std::string strategyExcludes(plx::TrainOp train,
     else if (depth != s.getPpDegree())
       fixed("pp " + std::to_string(depth), "pp", s.getPpDegree());
   }
+  // Interleaving: a pipeline's model chunks per stage are fixed too.
+  if (!pipelined && depth > 1 && l.vpp != s.getVirtualStages())
+    fixed(l.vpp > 1 ? std::to_string(l.vpp) + " model chunks per stage"
+                    : "plain 1F1B",
+          "virtual_stages", s.getVirtualStages());
   // Checkpointing: `adaptive` admits any; DPP's uniform count stands for
   // `selective`.
   if (s.getCheckpoint() != plx::Checkpoint::adaptive) {
@@ -518,7 +527,7 @@ std::string memoryKnob(const baselines::NamedPlan &plan) {
 
 Judged judge(baselines::NamedPlan plan, const baselines::TrainSetup &setup,
              const prog::CommTimeFn &comm, const lower::RingOrders &orders,
-             int64_t replicas) {
+             int64_t replicas, const prog::CommTimeFn &passComm) {
   Judged j;
   j.plan = std::move(plan);
   if (!j.plan.ok()) {
@@ -526,7 +535,8 @@ Judged judge(baselines::NamedPlan plan, const baselines::TrainSetup &setup,
     return j;
   }
   // Spans only for a trace (simulated again then): the totals need none.
-  j.sim = simulateStep(j.plan, comm, &orders, /*keepSpans=*/false, replicas);
+  j.sim = simulateStep(j.plan, comm, &orders, /*keepSpans=*/false, replicas,
+                       passComm);
   if (!j.sim.error.empty()) {
     j.error = j.sim.error;
     return j;
@@ -1116,7 +1126,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
         if (plans[i].ok())
           simulating(plans[i].name);
         judgedBaselines.push_back(
-            judge(plans[i], setup, simComm, orders, replicas));
+            judge(plans[i], setup, simComm, orders, replicas, ctx->comm));
       }
 
       // The job's plan: the fastest prediction among its planner's plan,
@@ -1133,8 +1143,8 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
             return;
         keys.push_back(key);
         simulating(plan.name);
-        candidates.push_back(
-            judge(std::move(plan), setup, simComm, orders, replicas));
+        candidates.push_back(judge(std::move(plan), setup, simComm, orders,
+                                   replicas, ctx->comm));
       };
       if (mine.ok())
         consider(mine);
@@ -1194,7 +1204,7 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       // The same deterministic simulation as the judge's, with its spans.
       StepSimulation again =
           simulateStep(firstStep->plan, simComm, &orders, /*keepSpans=*/true,
-                       replicas);
+                       replicas, ctx->comm);
       if (std::string error =
               again.error.empty()
                   ? sim::writeChromeTrace(again.result, options.tracePath)

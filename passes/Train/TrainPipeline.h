@@ -219,10 +219,14 @@ struct StepSimulation {
 /// the same without). `replicas`: the plan is one of that many
 /// data-parallel replicas (Replicas.h), lowered with the gradient
 /// all-reduce across them and simulated with the others as its images.
+/// `passComm`: the isolated times the lowering's interleaved message order
+/// counts (lower::LoweringOptions::passCommTime; plx-lower-to-rt gives the
+/// job's same ones).
 StepSimulation simulateStep(const baselines::NamedPlan &plan,
                             const prog::CommTimeFn &comm,
                             const lower::RingOrders *orders = nullptr,
-                            bool keepSpans = true, int64_t replicas = 1);
+                            bool keepSpans = true, int64_t replicas = 1,
+                            const prog::CommTimeFn &passComm = {});
 
 /// What the planning stages need besides the module.
 struct PlanningOptions {

@@ -3,8 +3,8 @@
 // (Selene: DGX A100 nodes, 8 GPUs on NVSwitch, 8 x 200 Gb/s HDR InfiniBand per node).
 // Shape and layout from NVIDIA/Megatron-LM examples/sc21/run_table_1.sh (MODEL_SIZE=310B):
 // TP=8, PP=16, micro-batch 1, global batch 2160, 240 nodes, full (uniform) activation
-// recomputation, fp16 (examples/sc21/CONFIG.sh). Not expressible here: the micro-batch size
-// and the interleaved schedule with 3 layer(s) per virtual stage.
+// recomputation, fp16 (examples/sc21/CONFIG.sh), the interleaved schedule with 3 layer(s) per
+// virtual stage (virtual_stages = 2). The micro-batch size is micro_batch.
 // Published step time and its derivation: bench/calibration/SOURCES.md.
 
 model gpt_310b {
@@ -47,6 +47,7 @@ train megatron_sc21_310b {
     tp = 8;
     micro_batch = 1;         // sequences per micro-batch (run_table_1.sh)
     pp = 16;
+    virtual_stages = 2;      // interleaved 1F1B, 3 layer(s) per virtual stage: 96 / (16 x 3)
     checkpoint = full;       // uniform full-layer recomputation
     attention = eager;       // SC'21 predates FlashAttention: scores materialised,
                              // Megatron's fused scale-mask-softmax over them

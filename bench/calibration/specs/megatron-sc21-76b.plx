@@ -3,8 +3,8 @@
 // (Selene: DGX A100 nodes, 8 GPUs on NVSwitch, 8 x 200 Gb/s HDR InfiniBand per node).
 // Shape and layout from NVIDIA/Megatron-LM examples/sc21/run_table_1.sh (MODEL_SIZE=76B):
 // TP=8, PP=4, micro-batch 2, global batch 1792, 128 nodes, full (uniform) activation
-// recomputation, fp16 (examples/sc21/CONFIG.sh). Not expressible here: the micro-batch size
-// and the interleaved schedule with 5 layer(s) per virtual stage.
+// recomputation, fp16 (examples/sc21/CONFIG.sh), the interleaved schedule with 5 layer(s) per
+// virtual stage (virtual_stages = 3). The micro-batch size is micro_batch.
 // Published step time and its derivation: bench/calibration/SOURCES.md.
 
 model gpt_76b {
@@ -47,6 +47,7 @@ train megatron_sc21_76b {
     tp = 8;
     micro_batch = 2;         // sequences per micro-batch (run_table_1.sh)
     pp = 4;
+    virtual_stages = 3;      // interleaved 1F1B, 5 layer(s) per virtual stage: 60 / (4 x 5)
     checkpoint = full;       // uniform full-layer recomputation
     attention = eager;       // SC'21 predates FlashAttention: scores materialised,
                              // Megatron's fused scale-mask-softmax over them

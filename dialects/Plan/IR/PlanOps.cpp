@@ -160,12 +160,17 @@ LogicalResult StepOp::verify() {
     return emitOpError("is an alternative plan (`role`) but lists no "
                        "`lengths`; the judge checks it plans the step's batch");
   if (std::optional<ArrayRef<int64_t>> layout = getLayout()) {
-    if (layout->size() != 4)
-      return emitOpError("layout lists [sp, tp, cp, pp], 4 degrees, got ")
+    if (layout->size() != 4 && layout->size() != 5)
+      return emitOpError("layout lists [sp, tp, cp, pp] and, when "
+                         "interleaved, vpp: 4 or 5 degrees, got ")
              << layout->size();
     for (int64_t d : *layout)
       if (d < 1)
         return emitOpError("layout degrees are at least 1, got ") << d;
+    if (layout->size() == 5 && ((*layout)[4] < 2 || (*layout)[3] < 2))
+      return emitOpError("a 5th layout degree (vpp) is at least 2, with pp "
+                         "at least 2; got pp ")
+             << (*layout)[3] << ", vpp " << (*layout)[4];
   }
   if (std::optional<double> solver = getSolverTime())
     if (failed(verifySeconds(*this, "solver time", *solver)))
@@ -384,6 +389,15 @@ LogicalResult SpGroupOp::verify() {
     if (value && *value < 1)
       return emitOpError() << name << " degree must be at least 1, got "
                            << *value;
+  if (getVpp() && *getVpp() < 1)
+    return emitOpError("model chunks per stage (vpp) must be at least 1, got ")
+           << *getVpp();
+  if (getVppDegree() > 1 && getPpDegree() < 2)
+    return emitOpError("vpp ")
+           << getVppDegree()
+           << " interleaves model chunks over pipeline stages, but the group "
+              "has pp "
+           << getPpDegree();
   // Each factor is >= 1 and divides in turn, so nothing overflows.
   int64_t rest = getDegree();
   for (int64_t factor : {getTpDegree(), getCpDegree(), getPpDegree()}) {

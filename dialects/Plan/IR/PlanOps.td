@@ -284,6 +284,9 @@ def Plan_SpGroupOp : Plan_Op<"sp_group", [HasParent<"MicrobatchOp">]> {
     then Ulysses, then stages: the local rank (r - first) is
     ((stage * ulysses + u) * cp + c) * tp + t. With `pp` > 1 the group's
     `time` is its slowest stage's forward and backward of the micro-batch.
+    `vpp` (absent = 1) is the model chunks per stage of interleaved 1F1B
+    (Megatron-LM's virtual pipeline size): layers split into pp * vpp
+    virtual stages, virtual stage j on stage j mod pp; it needs pp >= 2.
 
     ```mlir
     plan.sp_group degree 4 ranks [0, 3] seqs [0, 5, 7] time 1.2 mem 3000000000
@@ -295,11 +298,12 @@ def Plan_SpGroupOp : Plan_Op<"sp_group", [HasParent<"MicrobatchOp">]> {
                        Plan_F64Attr:$time, Plan_Int64Attr:$mem,
                        OptionalAttr<Plan_Int64Attr>:$tp,
                        OptionalAttr<Plan_Int64Attr>:$cp,
-                       OptionalAttr<Plan_Int64Attr>:$pp);
+                       OptionalAttr<Plan_Int64Attr>:$pp,
+                       OptionalAttr<Plan_Int64Attr>:$vpp);
   let assemblyFormat = [{
     `degree` $degree `ranks` ` ` `[` $first_rank `,` $last_rank `]`
     `seqs` $seqs `time` custom<Decimal>($time) `mem` $mem
-    (`tp` $tp^)? (`cp` $cp^)? (`pp` $pp^)? attr-dict
+    (`tp` $tp^)? (`cp` $cp^)? (`pp` $pp^)? (`vpp` $vpp^)? attr-dict
   }];
   let extraClassDeclaration = [{
     /// Tensor-, context- and pipeline-parallel degrees (1 when absent) and
@@ -307,6 +311,7 @@ def Plan_SpGroupOp : Plan_Op<"sp_group", [HasParent<"MicrobatchOp">]> {
     int64_t getTpDegree() { return getTp().value_or(1); }
     int64_t getCpDegree() { return getCp().value_or(1); }
     int64_t getPpDegree() { return getPp().value_or(1); }
+    int64_t getVppDegree() { return getVpp().value_or(1); }
     int64_t getUlyssesDegree() {
       return getDegree() / (getTpDegree() * getCpDegree() * getPpDegree());
     }

@@ -254,6 +254,9 @@ def Plx_TrainStrategyAttr : Plx_Attr<"TrainStrategy", "train_strategy"> {
     (0: as many as memory holds). `eager_attention` keeps the attention
     scores of an unfused kernel without checkpointing (default: a fused,
     flash-style kernel that keeps only the softmax statistics).
+    `virtual_stages` is the model chunks per pipeline stage of interleaved
+    1F1B (Megatron-LM's --virtual-pipeline-model-parallel-size; 1: plain
+    1F1B).
   }];
   let parameters = (ins
       Plx_DefaultEnum<Plx_SpMode, "::plexus::plx::SpMode::static_">:$sp,
@@ -264,7 +267,8 @@ def Plx_TrainStrategyAttr : Plx_Attr<"TrainStrategy", "train_strategy"> {
       Plx_DefaultEnum<Plx_Checkpoint, "::plexus::plx::Checkpoint::none">:$checkpoint,
       Plx_DefaultI64<"3">:$zero, Plx_DefaultI64<"0">:$memory_limit,
       Plx_DefaultI64<"0">:$micro_batch, Plx_DefaultI64<"-1">:$memory_reserve,
-      Plx_DefaultBool<"false">:$eager_attention);
+      Plx_DefaultBool<"false">:$eager_attention,
+      Plx_DefaultI64<"1">:$virtual_stages);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

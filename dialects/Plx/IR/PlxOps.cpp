@@ -181,6 +181,14 @@ LogicalResult TrainOp::verify() {
     return emitOpError("static sp needs sp_degree >= 1");
   if (s.getPp() == PpMode::static_ && s.getPpDegree() < 1)
     return emitOpError("static pp needs pp_degree >= 1");
+  if (s.getVirtualStages() < 1)
+    return emitOpError("virtual_stages must be at least 1, got ")
+           << s.getVirtualStages();
+  if (s.getVirtualStages() > 1 &&
+      (s.getPp() != PpMode::static_ || s.getPpDegree() < 2))
+    return emitOpError("virtual_stages ")
+           << s.getVirtualStages()
+           << " interleaves model chunks and needs a static pp_degree >= 2";
   if (s.getZero() < 0 || s.getZero() > 3)
     return emitOpError("zero stage must be 0..3, got ") << s.getZero();
   if (s.getMemoryLimit() < 0)

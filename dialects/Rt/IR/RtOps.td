@@ -287,18 +287,28 @@ def Rt_SendOp : Rt_Op<"send", [HasParent<"ProgramOp">]> {
     backward produced for them (`bwd`); one slice index per sequence (0
     when a sequence is not cut). The receiver's `rt.recv` says the same.
 
+    A send blocks until its receiver has posted the matching `rt.recv`.
+    With `async` the rank's communication stream posts it instead, in
+    order with the stream's asynchronous collectives, and the program goes
+    on; `rt.wait` counts it among them (interleaved 1F1B sends this way,
+    as Megatron-LM's batched isend does). A runtime may still run it as a
+    blocking send: the lowering places every message in one global order
+    that both sides share, so that is slower but cannot deadlock.
+
     ```mlir
     rt.send to 1 bytes 4096 tag 3
     rt.send to 2 bytes 155648 tag 0 carries fwd seqs [6] slices [0]
+    rt.send to 0 bytes 4096 tag 9 async
     ```
   }];
   let arguments = (ins Rt_Int64Attr:$peer, Rt_Int64Attr:$bytes,
                        Rt_Int64Attr:$tag,
                        OptionalAttr<Rt_ComputeKindAttr>:$carries,
                        OptionalAttr<DenseI64ArrayAttr>:$seqs,
-                       OptionalAttr<DenseI64ArrayAttr>:$slices);
+                       OptionalAttr<DenseI64ArrayAttr>:$slices,
+                       UnitAttr:$async);
   let assemblyFormat = [{
-    `to` $peer `bytes` $bytes `tag` $tag
+    `to` $peer `bytes` $bytes `tag` $tag (`async` $async^)?
     (`carries` custom<ComputeKind>($carries) `seqs` $seqs^
      `slices` $slices)? attr-dict
   }];

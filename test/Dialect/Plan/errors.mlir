@@ -16,6 +16,24 @@ plan.step @s index 0 world 1 time 1.0 peak_mem 0 {
 
 plan.step @s index 0 world 2 time 1.0 peak_mem 0 {
   plan.microbatch 0 time 1.0 {
+    // expected-error @+1 {{'plan.sp_group' op model chunks per stage (vpp) must be at least 1, got 0}}
+    plan.sp_group degree 2 ranks [0, 1] seqs [0] time 1.0 mem 0 pp 2 vpp 0
+  }
+}
+
+// -----
+
+plan.step @s index 0 world 2 time 1.0 peak_mem 0 {
+  plan.microbatch 0 time 1.0 {
+    // expected-error @+1 {{'plan.sp_group' op vpp 2 interleaves model chunks over pipeline stages, but the group has pp 1}}
+    plan.sp_group degree 2 ranks [0, 1] seqs [0] time 1.0 mem 0 vpp 2
+  }
+}
+
+// -----
+
+plan.step @s index 0 world 2 time 1.0 peak_mem 0 {
+  plan.microbatch 0 time 1.0 {
     // expected-error @+1 {{'plan.sp_group' op first rank must be non-negative, got -1}}
     plan.sp_group degree 2 ranks [-1, 0] seqs [0] time 1.0 mem 0
   }
@@ -397,7 +415,16 @@ plan.step @s index 0 world 1 time 1.0 peak_mem 0 role baseline layout [1, 1, 1, 
 
 // -----
 
-// expected-error @+1 {{'plan.step' op layout lists [sp, tp, cp, pp], 4 degrees, got 3}}
+// expected-error @+1 {{'plan.step' op a 5th layout degree (vpp) is at least 2, with pp at least 2; got pp 1, vpp 2}}
+plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j lengths [1] role baseline layout [1, 1, 1, 1, 2] {
+  plan.microbatch 0 time 1.0 {
+    plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'plan.step' op layout lists [sp, tp, cp, pp] and, when interleaved, vpp: 4 or 5 degrees, got 3}}
 plan.step @s index 0 world 1 time 1.0 peak_mem 0 job @j lengths [1] role baseline layout [1, 1, 1] {
   plan.microbatch 0 time 1.0 {
     plan.sp_group degree 1 ranks [0, 0] seqs [0] time 1.0 mem 0

@@ -120,6 +120,16 @@ plx.train @t model @m data @d fabric @f batch 1 steps 1 seed 0 strategy <zero = 
 
 // -----
 
+// expected-error @below {{'plx.train' op virtual_stages must be at least 1, got 0}}
+plx.train @t model @m data @d fabric @f batch 1 steps 1 seed 0 strategy <pp_degree = 2, virtual_stages = 0>
+
+// -----
+
+// expected-error @below {{'plx.train' op virtual_stages 2 interleaves model chunks and needs a static pp_degree >= 2}}
+plx.train @t model @m data @d fabric @f batch 1 steps 1 seed 0 strategy <pp = dynamic, virtual_stages = 2>
+
+// -----
+
 // expected-error @below {{'plx.train' op static sp needs sp_degree >= 1}}
 plx.train @t model @m data @d fabric @f batch 1 steps 1 seed 0 strategy <sp_degree = 0>
 

@@ -17,6 +17,7 @@
 // CHECK-NEXT:    rt.compute fwd layers [16, 17) stage 0 seqs [2] time 0.001 slices [0] ulysses @mb0.sp0
 // CHECK-NEXT:    rt.send to 1 bytes 4096 tag 3
 // CHECK-NEXT:    rt.recv from 1 bytes 4096 tag 4
+// CHECK-NEXT:    rt.send to 1 bytes 4096 tag 5 async carries fwd seqs [0] slices [0]
 // CHECK-NEXT:    rt.compute recompute layers [0, 8) stage 0 seqs [1] time 0.002
 // CHECK-NEXT:    rt.compute bwd layers [0, 16) stage 0 seqs [0, 1] time 0.008
 // CHECK-NEXT:    rt.reduce_scatter group dp @dp bytes 2048
@@ -39,6 +40,7 @@ rt.program @rank_0 rank 0 {
   rt.compute fwd layers [16, 17) stage 0 seqs [2] time 0.001 slices [0] ulysses @"mb0.sp0"
   rt.send to 1 bytes 4096 tag 3
   rt.recv from 1 bytes 4096 tag 4
+  rt.send to 1 bytes 4096 tag 5 async carries fwd seqs [0] slices [0]
   rt.compute recompute layers [0, 8) stage 0 seqs [1] time 0.002
   rt.compute bwd layers [0, 16) stage 0 seqs [0, 1] time 0.008
   rt.reduce_scatter group dp @"dp" bytes 2048

@@ -135,15 +135,46 @@ TEST(StepPlanners, LayoutNamesParseBack) {
   EXPECT_EQ(parseLayoutName("megatron-tp8-cp4"), (GroupLayout{1, 8, 4, 1}));
   EXPECT_EQ(parseLayoutName("pp4-tp2-1f1b"), (GroupLayout{1, 2, 1, 4}));
   EXPECT_EQ(parseLayoutName("sp2-tp2-cp2-pp2"), (GroupLayout{2, 2, 2, 2}));
+  // Interleaved 1F1B names its model chunks per stage.
+  for (int64_t u : {1, 2})
+    for (int64_t p : {2, 5})
+      for (int64_t v : {2, 3}) {
+        GroupLayout l{u, 4, 1, p};
+        l.vpp = v;
+        std::optional<GroupLayout> back = parseLayoutName(layoutName(l));
+        ASSERT_TRUE(back.has_value()) << layoutName(l);
+        EXPECT_EQ(*back, l) << layoutName(l);
+      }
+  GroupLayout interleaved{1, 8, 1, 8};
+  interleaved.vpp = 2;
+  EXPECT_EQ(layoutName(interleaved), "pp8-tp8-v2-1f1b");
+  EXPECT_EQ(parseLayoutName("pp8-tp8-v2-1f1b"), interleaved);
 }
 
 TEST(StepPlanners, MalformedLayoutNamesAreRejected) {
-  for (const char *name :
-       {"", "static-sp-", "static-sp-0", "static-sp-x", "static-sp--2",
-        "static-sp-2x", "static-sp-+2", "static-sp-1234567890", "pp2-tp4",
-        "pp2-tp4-gpipe", "pp0-tp1-1f1b", "megatron-tp2", "megatron-tp2-cp0",
-        "megatron-cp2-tp2", "sp2-tp2-cp2", "sp2-tp2-cp2-pp2-", "Static-SP-2",
-        " static-sp-2"})
+  for (const char *name : {"",
+                           "static-sp-",
+                           "static-sp-0",
+                           "static-sp-x",
+                           "static-sp--2",
+                           "static-sp-2x",
+                           "static-sp-+2",
+                           "static-sp-1234567890",
+                           "pp2-tp4",
+                           "pp2-tp4-gpipe",
+                           "pp0-tp1-1f1b",
+                           "megatron-tp2",
+                           "megatron-tp2-cp0",
+                           "megatron-cp2-tp2",
+                           "sp2-tp2-cp2",
+                           "sp2-tp2-cp2-pp2-",
+                           "Static-SP-2",
+                           " static-sp-2",
+                           "pp8-tp8-v1-1f1b",
+                           "pp1-tp8-v2-1f1b",
+                           "pp8-tp8-v2",
+                           "pp8-tp8-1f1b-v2",
+                           "static-sp-2-v2"})
     EXPECT_FALSE(parseLayoutName(name).has_value()) << '"' << name << '"';
 }
 
@@ -430,6 +461,34 @@ TEST(StepPlanners, EstimateOfAPipelinedStep) {
   // 3360 parameters on 2 ranks: 33,600 + 2 x 912 x 20.
   EXPECT_EQ(plan.microBatches[0].groups[1].memBytes, 33600 + 2 * 912 * 20);
   EXPECT_EQ(plan.peakMemBytes, 70080);
+}
+
+// Interleaved 1F1B over the same stages: the same micro-batches through
+// the slowest stage, and a fill and drain v times shorter. Four layers,
+// pp 2 x vpp 2 (virtual stages of one layer, stage 0 holding layers 0 and
+// 2, stage 1 layers 1 and 3 and the head): each stage's work is the same
+// as plain 1F1B's (layers 0-1 and 2-3 and the head), so the estimates
+// differ by exactly (p - 1) x slowest x (1 - 1/v). A count of micro-batches
+// that is not a multiple of p is an error.
+TEST(StepPlanners, EstimateOfAnInterleavedStep) {
+  TrainSetup s = tinySetup(2, 1'000'000'000, 1, cost::Checkpointing::None);
+  s.model = tinyModel(1, cost::Checkpointing::None, /*layers=*/4);
+  const Bins mbs = {{{0}}, {{1}}, {{2}}, {{3}}};
+  const std::vector<int64_t> lengths = {10, 20, 10, 10};
+  step::StepPlan plain = handPlan(2, {1, 1, 1, 2}, mbs, lengths);
+  GroupLayout layout{1, 1, 1, 2};
+  layout.vpp = 2;
+  step::StepPlan interleaved = handPlan(2, layout, mbs, lengths);
+  ASSERT_EQ(estimateStep(plain, s, freeComm), "");
+  ASSERT_EQ(estimateStep(interleaved, s, freeComm), "");
+  double slowest = 0;
+  for (const auto &mb : plain.microBatches)
+    slowest = std::max(slowest, mb.seconds);
+  EXPECT_NEAR(interleaved.seconds, plain.seconds - slowest / 2,
+              1e-9 * plain.seconds);
+  step::StepPlan odd = handPlan(2, layout, {{{0}}, {{1}}, {{2}}}, {10, 20, 10});
+  EXPECT_NE(estimateStep(odd, s, freeComm).find("not a multiple of 2"),
+            std::string::npos);
 }
 
 TEST(StepPlanners, EstimateErrors) {

@@ -151,14 +151,14 @@ TEST(StepLowering, OneFOneBIsDeadlockFree) {
 
 // Interleaved 1F1B (vpp model chunks per stage), messages free. The pass
 // timing of the orders (step::timePasses, whose makespan InterleavedTest
-// checks against Megatron's closed form) is what the dependencies allow;
-// the lowered programs never beat it, do the same work as plain 1F1B, and
-// meet it exactly when every forward runs before every backward (m = p).
-// Beyond that, blocking sends stall a sender until its receiver finishes
-// the pass it is in, and the lowered step is slower than its pass timing
-// (docs/lowering.md, "Interleaved 1F1B"): which is why no planner offers
-// interleaved layouts yet. 12 layers: p = 2, v = 3 gives virtual stages of
-// 2 layers; p = 3, v = 2 of 2; p = 4, v = 3 of 1.
+// checks against Megatron's closed form) is what the dependencies allow.
+// The lowered programs never beat it, meet it exactly when every forward
+// runs before every backward (m = p), and stay within 5 % of it otherwise:
+// sends go on the communication stream, so a sender never waits for its
+// receiver, and only the stream's one-at-a-time order delays a message
+// (docs/lowering.md, "Interleaved 1F1B"). They do the same work as plain
+// 1F1B and are faster. 12 layers: p = 2, v = 3 gives virtual stages of 2
+// layers; p = 3, v = 2 of 2; p = 4, v = 3 of 1.
 TEST(StepLowering, InterleavedIsBoundedByItsPassTiming) {
   for (auto [p, v] : {std::pair<int64_t, int64_t>{2, 3}, {3, 2}, {4, 3}})
     for (int64_t m : {p, 2 * p, 3 * p}) {
@@ -200,8 +200,7 @@ TEST(StepLowering, InterleavedIsBoundedByItsPassTiming) {
         EXPECT_NEAR(result.stepSeconds, timing.makespan, 1e-9 * timing.makespan)
             << "p=" << p << " v=" << v;
       } else {
-        // The stall docs/lowering.md describes.
-        EXPECT_GT(result.stepSeconds, timing.makespan * (1 + 1e-6))
+        EXPECT_LE(result.stepSeconds, 1.05 * timing.makespan)
             << "p=" << p << " v=" << v << " m=" << m;
       }
 
@@ -215,6 +214,8 @@ TEST(StepLowering, InterleavedIsBoundedByItsPassTiming) {
                   static_cast<long long>(p), static_cast<long long>(v),
                   static_cast<long long>(m), result.stepSeconds,
                   timing.makespan, plainResult.stepSeconds);
+      EXPECT_LT(result.stepSeconds, plainResult.stepSeconds)
+          << "p=" << p << " v=" << v << " m=" << m;
       // The same work either way.
       EXPECT_NEAR(lowered.totalFlops, plain.totalFlops,
                   1e-9 * plain.totalFlops);

@@ -281,6 +281,59 @@ TEST(Simulator, MismatchedSendRecvSize) {
   EXPECT_EQ(r.errorRanks, (std::vector<int64_t>{0, 1}));
 }
 
+// An asynchronous send is posted by the rank's communication stream and
+// the program goes on: rank 0 computes its 1 ms while rank 1 is still busy
+// for 2 ms, the transfer starts when rank 1 posts its recv (2 ms) and
+// rank 0's program ends when its stream has drained. The blocking send
+// holds rank 0 until 2 ms + the transfer, then it computes: 1 ms later.
+TEST(Simulator, AsyncSendLetsTheSenderGoOn) {
+  const double alpha = 5e-6, bw = 50e9;
+  const int64_t bytes = 1 << 20;
+  const double transfer = alpha + static_cast<double>(bytes) / bw;
+  for (bool async : {true, false}) {
+    std::vector<Program> progs(2);
+    Op send = Op::send(1, bytes, 0);
+    send.async = async;
+    progs[0].ops = {send, Op::compute("a", ComputeKind::Fwd, 1e-3)};
+    progs[1].ops = {Op::compute("b", ComputeKind::Fwd, 2e-3),
+                    Op::recv(0, bytes, 0)};
+    SimOptions opt;
+    opt.commTime = alphaBeta(alpha, bw);
+    SimResult r = simulate(progs, opt);
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_NEAR(r.stepSeconds, 2e-3 + transfer + (async ? 0 : 1e-3), kEps)
+        << async;
+    EXPECT_NEAR(r.ranks[0].computeSeconds, 1e-3, kEps);
+    EXPECT_NEAR(r.ranks[0].overlappedCommSeconds, async ? transfer : 0, kEps);
+  }
+  // Unmatched, it is the stream's op that waits forever.
+  std::vector<Program> progs(2);
+  Op send = Op::send(1, 100, 0);
+  send.async = true;
+  progs[0].ops = {send};
+  progs[1].ops = {Op::recv(0, 100, 1)};
+  SimOptions opt;
+  opt.commTime = alphaBeta(0, 1e9);
+  SimResult r = simulate(progs, opt);
+  EXPECT_EQ(r.errorKind, SimErrorKind::Deadlock);
+  EXPECT_NE(r.error.find("async send to 1"), std::string::npos) << r.error;
+  progs[1].ops.clear();
+  r = simulate(progs, opt);
+  EXPECT_EQ(r.errorKind, SimErrorKind::MismatchedP2P) << r.error;
+  // A blocking send would overtake an asynchronous one on its (peer, tag),
+  // and a recv has no stream to run on: both are invalid programs.
+  progs[0].ops = {send, Op::send(1, 100, 0)};
+  progs[1].ops = {Op::recv(0, 100, 0), Op::recv(0, 100, 0)};
+  r = simulate(progs, opt);
+  EXPECT_EQ(r.errorKind, SimErrorKind::InvalidProgram) << r.error;
+  Op recv = Op::recv(0, 100, 0);
+  recv.async = true;
+  progs[0].ops = {Op::send(1, 100, 0)};
+  progs[1].ops = {recv};
+  r = simulate(progs, opt);
+  EXPECT_EQ(r.errorKind, SimErrorKind::InvalidProgram) << r.error;
+}
+
 TEST(Simulator, SendWithoutRecv) {
   std::vector<Program> progs(2);
   progs[0].ops = {Op::send(1, 100, 0)};

@@ -91,6 +91,26 @@ TEST(Interleaved, MakespanIsTheClosedForm) {
       }
 }
 
+// A message's time delays its consumer: two stages, one chunk, one
+// micro-batch, f = 1 and b = 2 everywhere, messages 0.5 each way. F0 ends
+// at 1, F1 starts at 1.5 and ends at 2.5, B1 runs 2.5-4.5, B0 starts at 5
+// and ends at 7 (without messages: 6).
+TEST(Interleaved, MessagesDelayTheirConsumers) {
+  auto unit = [](int64_t, int64_t, bool backward) {
+    return backward ? 2.0 : 1.0;
+  };
+  auto half = [](int64_t, int64_t, bool) { return 0.5; };
+  const std::vector<std::vector<VirtualPass>> plain = {{F(0, 0), B(0, 0)},
+                                                       {F(0, 0), B(0, 0)}};
+  PassTiming t;
+  ASSERT_EQ(timePasses(2, 1, 1, plain, unit, t), "");
+  EXPECT_DOUBLE_EQ(t.makespan, 6.0);
+  ASSERT_EQ(timePasses(2, 1, 1, plain, unit, t, half), "");
+  EXPECT_DOUBLE_EQ(t.makespan, 7.0);
+  EXPECT_DOUBLE_EQ(t.start[1][0], 1.5);
+  EXPECT_DOUBLE_EQ(t.start[0][1], 5.0);
+}
+
 // The event order puts every pass's input before it: a forward after the
 // forward of the virtual stage before, a backward after its own forward
 // and the backward of the virtual stage after, and each stage's passes in
