@@ -148,10 +148,15 @@ struct Resolved {
 struct Slot {
   int64_t at = -1; ///< the boundary; -1: empty
   bool received = false;
+  /// Received, at whichever of the rank's boundaries its next pass starts
+  /// from: a rank of an interleaved pipeline holds several model chunks,
+  /// and a message names no layer.
+  bool open = false;
   Tensor t;
   void reset() {
     at = -1;
     received = false;
+    open = false;
     t.clear();
   }
 };
@@ -1042,6 +1047,10 @@ Status StepExecutor::forward(int64_t stage, LayerRange layers, const Work &work,
                   " already ran its forward for this work (no backward since)");
   if (head && ws->hasHead)
     return fail("the head already ran its forward for this work");
+  if (ws->fwd.open && layers.begin > 0) { // the boundary this pass reads
+    ws->fwd.at = layers.begin;
+    ws->fwd.open = false;
+  }
   if (layers.begin > 0 && ws->fwd.at != layers.begin)
     return fail(ws->fwd.at < 0
                     ? "no hidden state at boundary " + num(layers.begin) +
@@ -1153,6 +1162,10 @@ Status StepExecutor::backward(int64_t stage, LayerRange layers,
   PLXRT_TRY(st.requireGathered(used, head).withContext(where));
   if (head && !ws->hasHead)
     return fail("the head has not run its forward for this work");
+  if (ws->bwd.open && !head) { // the boundary this pass reads
+    ws->bwd.at = layers.end;
+    ws->bwd.open = false;
+  }
   if (!head && ws->bwd.at != layers.end)
     return fail(ws->bwd.at < 0
                     ? "no gradient at boundary " + num(layers.end) +
@@ -1299,6 +1312,7 @@ Status StepExecutor::recv(int peer, int64_t bytes, int64_t tag, Pass pass,
   slot.at =
       pass == Pass::Forward ? st.options.layers.begin : st.options.layers.end;
   slot.received = true;
+  slot.open = true;
   slot.t = std::move(t);
   ws.localTokens = rows;
   return Status::success();

@@ -11,6 +11,8 @@
 #           chunks, every layer checkpointed and recomputed, ZeRO-3 per stage
 #   pp-dp   static 1F1B: 2 stages x 4 replicas of whole sequences, ZeRO-1
 #           data-parallel sync (reduce-scatter, update, all-gather)
+#   pp-v2   interleaved 1F1B: 2 stages x 2 model chunks (one layer each) x
+#           4 replicas, ZeRO-1; the last stage sends round to the first
 #   single  one rank (one chip, sp 1): the whole step on one process, the
 #           program a single GPU runs (scripts/gpu-check.sh)
 #   dpp16   dpp on 16 ranks (4 nodes x 4, a radix-8 tree): 8 layers, 8
@@ -29,6 +31,7 @@ case $variant in
   dpp16) zero=3; passes="-plx-dynamic-pp=min-slices=2 -plx-checkpoint=strategy=full"
     one="s/nodes = 2;/nodes = 4;/; s/radix = 4;/radix = 8;/; s/layers = 4;/layers = 8;/; s/batch = 16;/batch = 32;/" ;;
   pp-dp) zero=1; passes="-plx-plan-static=layout=pp2-tp1-1f1b" ;;
+  pp-v2) zero=1; passes="-plx-plan-static=layout=pp2-tp1-v2-1f1b" ;;
   *) echo "generate.sh: unknown variant '$variant'" >&2; exit 2 ;;
 esac
 sed -e 's/sigma = 0.8/sigma = 1.2/' -e "s/seed = 1;/seed = $seed;/" \

@@ -34,6 +34,11 @@ case $variant in
     need 'rt.compute fwd .*seqs \[[0-9]*, [0-9]*.* slices \[[1-9]' \
       "hybrid chunk (a tail slice with whole sequences)"
     need 'rt.compute recompute' "recomputation" ;;
+  pp-v2)
+    need 'rt.send to 0 .* async carries fwd' \
+      "activation sent round from the last stage to the first"
+    need 'rt.compute fwd layers \[2, 3) stage 0' "second model chunk of stage 0"
+    need 'rt.reduce_scatter group dp @"dp:' "data-parallel gradient sync" ;;
   pp-dp)
     need 'rt.send .* carries fwd' "activation message between stages"
     need 'rt.reduce_scatter group dp @"dp:' "data-parallel gradient sync" ;;
