@@ -131,7 +131,8 @@ struct PlanStaticPass : train::impl::PlanStaticPassBase<PlanStaticPass> {
         module.emitError("plx-plan-static: unknown layout '")
             << layoutName
             << "'; expected static-sp-<d>, megatron-tp<t>-cp<c>, "
-               "pp<p>-tp<t>-1f1b or sp<d>-tp<t>-cp<c>-pp<p>";
+               "pp<p>-tp<t>-1f1b, pp<p>-tp<t>-v<v>-1f1b or "
+               "sp<d>-tp<t>-cp<c>-pp<p>[-v<v>]";
         return signalPassFailure();
       }
     }

@@ -27,7 +27,7 @@
 
 // Errors: an unknown layout and a pipeline under the job's ZeRO-3.
 // RUN: not plx-opt %s -plx-plan-static=layout=pp2 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// UNKNOWN: error: plx-plan-static: unknown layout 'pp2'; expected static-sp-<d>, megatron-tp<t>-cp<c>, pp<p>-tp<t>-1f1b or sp<d>-tp<t>-cp<c>-pp<p>
+// UNKNOWN: error: plx-plan-static: unknown layout 'pp2'; expected static-sp-<d>, megatron-tp<t>-cp<c>, pp<p>-tp<t>-1f1b, pp<p>-tp<t>-v<v>-1f1b or sp<d>-tp<t>-cp<c>-pp<p>[-v<v>]
 // RUN: not plx-opt %s -plx-plan-static=layout=pp2-tp1-1f1b 2>&1 | FileCheck %s --check-prefix=ZERO3
 // ZERO3: error: 'plx.train' op cannot plan step 0 with pp2-tp1-1f1b: a pipeline needs zero <= 2 (ZeRO-3 gathers every layer on every micro-batch)
 
