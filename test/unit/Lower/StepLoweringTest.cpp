@@ -149,6 +149,13 @@ TEST(StepLowering, OneFOneBIsDeadlockFree) {
     }
 }
 
+/// p stages of v model chunks each, nothing else parallel.
+GroupLayout interleaved(int64_t p, int64_t v) {
+  GroupLayout l{1, 1, 1, p};
+  l.vpp = v;
+  return l;
+}
+
 // Interleaved 1F1B (vpp model chunks per stage), messages free. The pass
 // timing of the orders (step::timePasses, whose makespan InterleavedTest
 // checks against Megatron's closed form) is what the dependencies allow.
@@ -169,8 +176,7 @@ TEST(StepLowering, InterleavedIsBoundedByItsPassTiming) {
         mbs.push_back({{i}});
         lengths.push_back(64);
       }
-      GroupLayout layout{1, 1, 1, p};
-      layout.vpp = v;
+      const GroupLayout layout = interleaved(p, v);
       LoweredStep lowered =
           lowerStep(uniformPlan(p, layout, mbs, lengths), model);
       ASSERT_TRUE(lowered.ok()) << lowered.error;
@@ -237,8 +243,7 @@ TEST(StepLowering, InterleavedIsDeadlockFree) {
           mbs.push_back({{i}});
           lengths.push_back(32 + 8 * ((i * 7) % 5));
         }
-        GroupLayout layout{1, 1, 1, p};
-        layout.vpp = v;
+        const GroupLayout layout = interleaved(p, v);
         LoweredStep lowered =
             lowerStep(uniformPlan(p, layout, mbs, lengths), model);
         ASSERT_TRUE(lowered.ok()) << lowered.error;
