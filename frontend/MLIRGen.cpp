@@ -192,7 +192,8 @@ private:
         t.pp == TrainSpec::Pp::Dynamic ? plx::PpMode::dynamic
                                        : plx::PpMode::static_,
         t.ppDegree, t.tp, t.cp, ckpt, t.zero, t.memoryLimit, t.microBatch,
-        t.memoryReserve, t.eagerAttention, t.virtualStages);
+        t.memoryReserve, t.eagerAttention, t.virtualStages, t.zeroPrefetch,
+        t.checkpointLayers);
     builder_.create<plx::TrainOp>(loc(t.loc), builder_.getStringAttr(t.name),
                                   FlatSymbolRefAttr::get(&context_, t.model),
                                   FlatSymbolRefAttr::get(&context_, t.data),

@@ -1810,7 +1810,7 @@ private:
                   strategyField ? strategyField->keyLoc : decl.nameLoc,
                   {"sp", "pp", "tp", "cp", "checkpoint", "zero", "memory_limit",
                    "micro_batch", "memory_reserve", "attention",
-                   "virtual_stages"},
+                   "virtual_stages", "zero_prefetch", "checkpoint_layers"},
                   diags_);
     // Every field is read before giving up, so that each gets its error.
     bool degreesOk = readDegree(s, "sp", {"adaptive", "best_homogeneous"},
@@ -1835,6 +1835,8 @@ private:
                                 Dimension::Bytes);
     auto attention = s.keyword("attention", false, {"fused", "eager"});
     auto virtualStages = s.integer("virtual_stages", false, 1, 1 << 10);
+    auto zeroPrefetch = s.integer("zero_prefetch", false, 0, 1);
+    auto checkpointLayers = s.integer("checkpoint_layers", false, 1, 1 << 20);
     // Every step's batch is drawn, packed and simulated sequence by
     // sequence: refuse up front what would not finish, rather than hang.
     constexpr int64_t kMaxBatchSequences = int64_t(1) << 20;
@@ -1859,6 +1861,19 @@ private:
     t.memoryReserve = memReserve.value_or(-1);
     t.eagerAttention = attention.value_or("fused") == "eager";
     t.virtualStages = virtualStages.value_or(1);
+    t.zeroPrefetch = zeroPrefetch.value_or(1);
+    t.checkpointLayers = checkpointLayers.value_or(0);
+    if (zeroPrefetch && t.zero != 3) {
+      // Only ZeRO-3 gathers weights; a prefetch of nothing is a mistake.
+      Diagnostic &d = s.errorWithNotes(
+          s.valueLocOf("zero_prefetch"),
+          "zero_prefetch says how ZeRO-3 gathers weights, but the strategy "
+          "runs ZeRO-" +
+              std::to_string(t.zero) + ", which gathers none");
+      if (s.has("zero"))
+        DiagnosticEngine::note(d, s.valueLocOf("zero"), "zero is set here");
+      return;
+    }
     std::string ck = checkpoint.value_or("none");
     t.checkpoint = ck == "selective"       ? TrainSpec::Checkpoint::Selective
                    : ck == "attention_mlp" ? TrainSpec::Checkpoint::AttentionMlp
@@ -1899,6 +1914,44 @@ private:
                 " virtual stages, but the model has " +
                 std::to_string(m->shape.layers) + " layers");
         DiagnosticEngine::note(d, s.valueLocOf("pp"), "pp is set here");
+        return;
+      }
+    }
+    if (checkpointLayers) {
+      // Megatron's block recompute of the first N layers, on a model that
+      // is not pipelined (a stage's "first layers" would differ).
+      const std::string n = std::to_string(*checkpointLayers);
+      if (t.checkpoint == TrainSpec::Checkpoint::None ||
+          t.checkpoint == TrainSpec::Checkpoint::Adaptive) {
+        Diagnostic &d = s.errorWithNotes(
+            s.valueLocOf("checkpoint_layers"),
+            "checkpoint_layers = " + n +
+                " limits checkpointing to the first layers, but checkpoint "
+                "is " +
+                (t.checkpoint == TrainSpec::Checkpoint::None
+                     ? std::string("none")
+                     : std::string("adaptive, which chooses per chunk")) +
+                "; say checkpoint = selective, attention_mlp or full");
+        if (s.has("checkpoint"))
+          DiagnosticEngine::note(d, s.valueLocOf("checkpoint"),
+                                 "checkpoint is set here");
+        return;
+      }
+      if (t.pp != TrainSpec::Pp::Static || t.ppDegree != 1) {
+        Diagnostic &d = s.errorWithNotes(
+            s.valueLocOf("checkpoint_layers"),
+            "checkpoint_layers = " + n +
+                " counts the first layers of an unpipelined model, but "
+                "the strategy pipelines it");
+        DiagnosticEngine::note(d, s.valueLocOf("pp"), "pp is set here");
+        return;
+      }
+      if (*checkpointLayers > m->shape.layers) {
+        Diagnostic &d = s.errorWithNotes(
+            s.valueLocOf("checkpoint_layers"),
+            "checkpoint_layers = " + n + ", but model '" + clip(m->name) +
+                "' has " + std::to_string(m->shape.layers) + " layers");
+        DiagnosticEngine::note(d, m->loc, "model declared here");
         return;
       }
     }

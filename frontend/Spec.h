@@ -87,6 +87,8 @@ struct TrainSpec {
   int64_t memoryReserve = -1; // bytes held back per chip; -1 = the default
   bool eagerAttention = false; // attention = eager (default: fused)
   int64_t virtualStages = 1;   // model chunks per stage (interleaved 1F1B)
+  int64_t zeroPrefetch = 1;    // layers ZeRO-3 gathers ahead (0: on demand)
+  int64_t checkpointLayers = 0; // checkpoint only the first N layers; 0: all
   Checkpoint checkpoint = Checkpoint::None;
 };
 

@@ -315,11 +315,17 @@ static std::string layoutText(const json &layout) {
 static void printPrediction(const json &job, std::ostream &os) {
   const json &plan = job["plan"];
   os << "  plan     " << plan["strategy"].get<std::string>() << ": "
-     << layoutText(plan["layout"]) << ", ZeRO-" << plan["zero"].get<int64_t>()
-     << ", ";
+     << layoutText(plan["layout"]) << ", ZeRO-" << plan["zero"].get<int64_t>();
+  if (plan.contains("zero_prefetch"))
+    os << " gathered on demand";
+  os << ", ";
   if (plan.contains("checkpoint")) {
     const std::string c = plan["checkpoint"].get<std::string>();
-    os << (c == "none" ? std::string("no") : c) << " checkpointing, ";
+    os << (c == "none" ? std::string("no") : c) << " checkpointing";
+    if (plan.contains("checkpoint_first_layers"))
+      os << " of the first " << plan["checkpoint_first_layers"].get<int64_t>()
+         << " layers";
+    os << ", ";
   }
   if (plan.contains("pipelines")) {
     const int64_t n = plan["pipelines"].get<int64_t>();

@@ -135,10 +135,11 @@ int64_t activationBytesPerToken(const step::TrainModel &model,
   int64_t kept = 0, transient = 0;
   cost::Slice slice{std::max<int64_t>(1, maxLength), 0};
   for (int64_t l = 0; l < model.shape.layers; ++l) {
-    auto a = cost::activationBytesPerToken(model.shape, l, slice,
-                                           model.checkpointing, model.attention);
+    const cost::Checkpointing mode = model.checkpointingAt(l);
+    auto a = cost::activationBytesPerToken(model.shape, l, slice, mode,
+                                           model.attention);
     kept += a.value;
-    if (model.checkpointing == cost::Checkpointing::Full) {
+    if (mode == cost::Checkpointing::Full) {
       auto full = cost::activationBytesPerToken(model.shape, l, slice,
                                                 cost::Checkpointing::Selective);
       transient = std::max(transient, full.value - a.value);
@@ -305,7 +306,7 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
           layer += 2 * time(prog::CommKind::AllGather, cpRanks, w.cpKvBytes);
           layer += time(prog::CommKind::ReduceScatter, cpRanks,
                         w.cpKvBytes * g.layout.cp);
-          if (model.checkpointing == cost::Checkpointing::Full) {
+          if (model.checkpointingAt(l) == cost::Checkpointing::Full) {
             // The recomputed forward communicates again.
             layer += time(prog::CommKind::AllToAll, spRanks, w.allToAllBytes);
             layer +=
@@ -320,9 +321,12 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
                             time(prog::CommKind::ReduceScatter, zeroRanks,
                                  w.paramShardBytes * zeroWays);
             // Both contend for the chip (passes/Cost/Overlap.h), as in
-            // the simulator.
-            layer =
-                cost::Overlap::of(model.chip).concurrentSeconds(layer, stream);
+            // the simulator; gathered on demand (zero_prefetch 0), the
+            // layer waits for its whole stream.
+            const cost::Overlap overlap = cost::Overlap::of(model.chip);
+            layer = model.zeroPrefetch > 0
+                        ? overlap.concurrentSeconds(layer, stream)
+                        : layer + overlap.streamSeconds(stream);
           }
           t += layer;
           kept += w.keptBytes;

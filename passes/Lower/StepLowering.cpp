@@ -294,13 +294,17 @@ public:
   void forward(const ChunkWork &w) {
     // Once per step: only the rank's first forward gathers its stage.
     const bool gathers = zero3() && (!oncePerStep() || firstForward);
-    if (gathers)
+    if (gathers && prefetch())
       gather(opLayers.front());
     for (size_t i = 0; i < opLayers.size(); ++i) {
       auto [a, b] = opLayers[i];
       if (gathers) {
+        // On demand (zero_prefetch 0), the layer's gather queues behind
+        // the stream's earlier collectives and the layer waits for all.
+        if (!prefetch())
+          gather(opLayers[i]);
         ctx.program.ops.push_back(prog::Op::wait(0));
-        if (i + 1 < opLayers.size())
+        if (prefetch() && i + 1 < opLayers.size())
           gather(opLayers[i + 1]);
       }
       if (w.idle())
@@ -331,11 +335,16 @@ public:
     // only the rank's last backward reduces them.
     const bool gathers = zero3() && !oncePerStep();
     const bool reduces = zero3() && (!oncePerStep() || lastBackward);
-    if (gathers)
+    if (gathers && prefetch())
       gather(order.front());
     for (size_t i = 0; i < order.size(); ++i) {
       auto [a, b] = order[i];
-      if (gathers) {
+      if (gathers && !prefetch()) {
+        // On demand: the gather runs after the previous group's
+        // reduce-scatter, which the layer therefore waits for too.
+        gather(order[i]);
+        ctx.program.ops.push_back(prog::Op::wait(0));
+      } else if (gathers) {
         // The previous group's reduce-scatter may still run on.
         ctx.program.ops.push_back(prog::Op::wait(i > 0 ? 1 : 0));
         if (i + 1 < order.size())
@@ -366,6 +375,8 @@ public:
 private:
   bool zero3() const { return ctx.model.zero == 3 && ctx.zeroWays > 1; }
   bool oncePerStep() const { return ctx.model.zeroOncePerStep; }
+  /// TrainModel::zeroPrefetch: gather the next layer ahead (else on demand).
+  bool prefetch() const { return ctx.model.zeroPrefetch > 0; }
 
   const ChunkLayerCost &layer(const ChunkWork &w, int64_t l) const {
     return w.layers[static_cast<size_t>(l - begin)];
@@ -542,8 +553,13 @@ std::string chunkWorks(const StepSchedule &schedule, const TrainModel &model,
         tokens / static_cast<double>(l.ulysses * l.cp * l.tp) *
         static_cast<double>(shape.hidden * cost::bytesPerElement(shape.dtype))));
     for (int64_t layer = begin; layer < end; ++layer) {
-      auto c = chunkLayerCost(model, l, schedule.activations, chunk.slices,
-                              schedule.lengths, layer, zeroWays);
+      // Past the model's checkpointed layers, a layer keeps everything.
+      const cost::Checkpointing kept =
+          schedule.activationLayers > 0 && layer >= schedule.activationLayers
+              ? cost::Checkpointing::None
+              : schedule.activations;
+      auto c = chunkLayerCost(model, l, kept, chunk.slices, schedule.lengths,
+                              layer, zeroWays);
       if (!c.ok())
         return chunk.name + ": " + c.problems.front().message;
       w.layers.push_back(c.value);

@@ -139,11 +139,11 @@ cost::CostResult<LayerWork> layerWork(const TrainModel &model,
   std::vector<ChunkSlice> slices;
   for (size_t i = 0; i < lengths.size(); ++i)
     slices.push_back({static_cast<int64_t>(i), 0, lengths[i]});
-  const bool full = model.checkpointing == cost::Checkpointing::Full;
+  const cost::Checkpointing mode = model.checkpointingAt(layer);
+  const bool full = mode == cost::Checkpointing::Full;
   auto c = chunkLayerCost(model, layout,
-                          full ? cost::Checkpointing::Selective
-                               : model.checkpointing,
-                          slices, lengths, layer, zeroWays);
+                          full ? cost::Checkpointing::Selective : mode, slices,
+                          lengths, layer, zeroWays);
   cost::CostResult<LayerWork> result;
   if (!c.ok()) {
     result.problems = c.problems;

@@ -37,6 +37,28 @@ struct TrainModel {
     return {chip.bf16Flops, chip.hbmBandwidth, efficiency, kernels};
   }
   cost::Checkpointing checkpointing = cost::Checkpointing::Selective;
+  /// The strategy's checkpoint_layers: `checkpointing` applies to the
+  /// model's first this many layers and the others keep every activation
+  /// (Megatron-LM's --recompute-method block --recompute-num-layers on an
+  /// unpipelined model); 0: every layer. A plan that picks another mode
+  /// than the job's applies it to every layer (withCheckpointing).
+  int64_t checkpointLayers = 0;
+  /// How layer `layer` checkpoints.
+  cost::Checkpointing checkpointingAt(int64_t layer) const {
+    return checkpointLayers <= 0 || layer < checkpointLayers
+               ? checkpointing
+               : cost::Checkpointing::None;
+  }
+  /// This model with `mode` on every layer, or unchanged when `mode` is
+  /// its own.
+  TrainModel withCheckpointing(cost::Checkpointing mode) const {
+    TrainModel m = *this;
+    if (mode != checkpointing) {
+      m.checkpointing = mode;
+      m.checkpointLayers = 0;
+    }
+    return m;
+  }
   int64_t zero = 3; ///< ZeRO stage 0..3 over the data-parallel ranks
   /// The attention kernel's activations without checkpointing (fused
   /// unless the strategy says `attention = eager`).
@@ -49,6 +71,13 @@ struct TrainModel {
   /// reduce-scatters (DeepSpeed's ZeRO-3 per micro-batch). Set by the
   /// dynamic-pipeline planner (docs/lowering.md, "ZeRO-3").
   bool zeroOncePerStep = false;
+  /// Layers ZeRO-3 gathers ahead on the communication stream (the
+  /// strategy's zero_prefetch): 1 gathers the next layer beside the
+  /// current one's compute; 0 gathers each layer on demand, and the
+  /// gather waits for the stream's earlier collectives (one NCCL queue per
+  /// device), so none of ZeRO-3's traffic hides under compute
+  /// (docs/cost-model.md, "ZeRO-3 prefetch").
+  int64_t zeroPrefetch = 1;
 };
 
 /// How a group's ranks split the work. degree() = ulysses * tp * cp * pp.

@@ -3,6 +3,7 @@
 
 #include "passes/StepModel/LayerWork.h"
 
+#include <algorithm>
 #include <map>
 
 namespace plexus::step {
@@ -27,13 +28,17 @@ std::vector<int64_t> identity(size_t n) {
   return order;
 }
 
-/// Full checkpointing: every layer of every stage, for every chunk.
+/// Full checkpointing: every layer of every stage, for every chunk; with
+/// TrainModel::checkpointLayers, the stage's layers among the model's
+/// first that many.
 std::vector<std::vector<int64_t>> everyLayer(const TrainModel &model,
                                              int64_t stages, size_t chunks) {
   std::vector<std::vector<int64_t>> remat;
   for (int64_t s = 0; s < stages; ++s) {
     auto [a, b] = stageLayers(model.shape.layers, stages, s);
-    remat.emplace_back(chunks, b - a);
+    const int64_t last =
+        model.checkpointLayers > 0 ? std::min(b, model.checkpointLayers) : b;
+    remat.emplace_back(chunks, std::max<int64_t>(0, last - a));
   }
   return remat;
 }
@@ -46,6 +51,7 @@ StepSchedule scheduleOf(const StepPlan &plan, const TrainModel &model) {
   out.lengths = plan.lengths;
   const bool full = model.checkpointing == cost::Checkpointing::Full;
   out.activations = full ? cost::Checkpointing::Selective : model.checkpointing;
+  out.activationLayers = model.checkpointLayers;
   out.core = CoreRecompute::BeforeBackward;
   out.sliceIndices = false;
   if (plan.microBatches.empty())

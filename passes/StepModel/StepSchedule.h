@@ -84,6 +84,10 @@ struct StepSchedule {
   /// What a layer that is not checkpointed keeps (None or Selective; the
   /// model's attention kernel decides None's scores).
   cost::Checkpointing activations = cost::Checkpointing::Selective;
+  /// `activations` holds for the model's first this many layers, which
+  /// `remat` also bounds; the others keep everything (None). 0: every
+  /// layer (TrainModel::checkpointLayers).
+  int64_t activationLayers = 0;
   CoreRecompute core = CoreRecompute::BeforeBackward;
   /// Compute ops list their slices' indices among their sequences' slices
   /// (plx-verify-rt's slice-order rule); static steps, whose sequences are
@@ -96,7 +100,8 @@ struct StepSchedule {
 /// group ("mb<i>", id i; an idle group an empty chunk); with pp > 1, one
 /// phase whose groups (micro-batch 0's) run the micro-batches in which they
 /// have work as chunks. Full checkpointing checkpoints every layer of every
-/// chunk; otherwise the model's mode is what layers keep.
+/// chunk (of the model's first checkpointLayers when it sets them);
+/// otherwise the model's mode is what those layers keep.
 StepSchedule scheduleOf(const StepPlan &plan, const TrainModel &model);
 
 /// The schedule of a dynamic-pipeline step (checked by

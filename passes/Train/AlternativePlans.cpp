@@ -79,7 +79,7 @@ baselines::NamedPlan namedPlanOf(Operation *alternative,
   if (std::optional<int64_t> zero = step.getZero())
     out.model.zero = *zero;
   if (std::optional<plan::Checkpointing> c = step.getCheckpoint())
-    out.model.checkpointing = checkpointingOf(*c);
+    out.model = out.model.withCheckpointing(checkpointingOf(*c));
   if (std::optional<StringRef> label = step.getCheckpointLabel())
     out.checkpointLabel = label->str();
   if (std::optional<double> solver = step.getSolverTime())

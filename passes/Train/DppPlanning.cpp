@@ -62,6 +62,7 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
   // and never kept, the cost model's selective mode; layer checkpointing
   // is the planner's to choose.
   m.checkpointing = cost::Checkpointing::Selective;
+  m.checkpointLayers = 0;
   m.zero = 3;
   m.zeroOncePerStep = true;
   if (!(m.chip.bf16Flops * m.efficiency > 0))

@@ -1,6 +1,8 @@
 //===- FlexSpModel.cpp - FlexSP's cost model derived from a spec ----------===//
 #include "passes/Train/FlexSpModel.h"
 
+#include "passes/Cost/Overlap.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -26,7 +28,7 @@ FlopsPolynomial trainFlopsPolynomial(const step::TrainModel &model) {
     double f = 0;
     for (int64_t l = 0; l < model.shape.layers; ++l) {
       auto fwd = cost::layerForwardFlops(model.shape, l, {s, 0});
-      f += cost::layerTrainFlops(fwd.value, model.checkpointing).total();
+      f += cost::layerTrainFlops(fwd.value, model.checkpointingAt(l)).total();
     }
     return f + 3 * cost::headForwardFlops(model.shape, s); // fwd + 2x bwd
   });
@@ -40,7 +42,7 @@ FlopsPolynomial trainSecondsPolynomial(const step::TrainModel &model) {
       auto fwd = cost::layerForwardSeconds(model.shape, l, {s, 0}, rates,
                                            model.attention);
       t += 3 * fwd.value.total() +
-           cost::recomputeSeconds(fwd.value, model.checkpointing);
+           cost::recomputeSeconds(fwd.value, model.checkpointingAt(l));
     }
     return t + 3 * cost::headForwardSeconds(model.shape, s, rates);
   });
@@ -73,7 +75,8 @@ DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,
   }
   out.capacityPerGpu = cap.tokensPerChip;
 
-  // beta1: the first gather of forward and of backward are exposed.
+  // beta1: the first gather of forward and of backward are exposed when
+  // the next layer's is prefetched.
   if (m.zero == 3 && setup.world > 1) {
     std::vector<int64_t> all;
     for (int64_t r = 0; r < setup.world; ++r)
@@ -108,6 +111,12 @@ DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,
       floor += 2 * g.seconds + rs.seconds;
     }
     out.model.microBatchFloorMs = floor * 1e3;
+    // Gathered on demand (zero_prefetch 0), none of it hides: a
+    // micro-batch pays its whole stream beside its groups' work, at the
+    // stream's rate (passes/Cost/Overlap.h), as FlexSP's own profile
+    // charges its beta1 (reference section 1.4).
+    if (m.zeroPrefetch == 0)
+      out.model.beta1 = cost::Overlap::of(m.chip).streamSeconds(floor) * 1e3;
   }
 
   // All-to-all bandwidth per degree, on the job's first d ranks.

@@ -45,7 +45,9 @@ FlopsPolynomial trainSecondsPolynomial(const step::TrainModel &model);
 /// FlexSP's model for a job: alpha1/alpha2 from trainSecondsPolynomial;
 /// actMBPerToken from activationBytesPerToken (MB = 2^20 bytes) at the batch's
 /// longest sequence; beta1 = two layer gathers of ZeRO-3 (the first of forward
-/// and of backward, which nothing hides); the all-to-all bandwidth of each
+/// and of backward, which nothing hides), or with zero_prefetch 0 the whole
+/// per-micro-batch ZeRO-3 stream at its overlapped rate (nothing hides any of
+/// it); the all-to-all bandwidth of each
 /// power-of-two degree d dividing the world and the heads, timed by `comm` on
 /// ranks 0..d-1 for 64 MiB per rank (bytes / seconds); the capacity in tokens
 /// per chip.

@@ -49,6 +49,8 @@ baselines::TrainSetup trainSetupOf(TrainOps ops) {
     break;
   }
   setup.model.zero = strategy.getZero();
+  setup.model.zeroPrefetch = strategy.getZeroPrefetch();
+  setup.model.checkpointLayers = strategy.getCheckpointLayers();
   setup.world = ops.train.getJobChips(ops.fabric);
   setup.chipsPerNode = ops.fabric.getChipsPerNode();
   setup.microBatchSeqs = strategy.getMicroBatch();

@@ -381,7 +381,8 @@ struct LowerToRtPass : train::impl::LowerToRtPassBase<LowerToRtPass> {
     if (step.getZero())
       model.zero = *step.getZero();
     if (step.getCheckpoint())
-      model.checkpointing = train::checkpointingOf(*step.getCheckpoint());
+      model = model.withCheckpointing(
+          train::checkpointingOf(*step.getCheckpoint()));
     lower::LoweringOptions options;
     options.layersPerOp = layersPerOp;
     // Placed, the job's isolated times order interleaved messages as

@@ -50,6 +50,10 @@ void addPlanned(Accumulator &acc, const baselines::NamedPlan &plan,
     acc.outcome.layout = plan.layout;
     acc.outcome.zero = plan.model.zero;
     acc.outcome.checkpoint = plan.checkpointName();
+    acc.outcome.checkpointLayers =
+        plan.checkpointLabel.empty() ? plan.model.checkpointLayers : 0;
+    acc.outcome.zeroOnDemand =
+        plan.model.zero == 3 && plan.model.zeroPrefetch == 0;
     if (plan.plan) {
       acc.outcome.microBatches =
           static_cast<int64_t>(plan.plan->microBatches.size());
@@ -233,7 +237,7 @@ baselines::NamedPlan planFlexSpBaseline(const baselines::TrainSetup &setup,
   if (flexsp.ok() || setup.model.checkpointing == cost::Checkpointing::Full)
     return flexsp;
   baselines::TrainSetup full = setup;
-  full.model.checkpointing = cost::Checkpointing::Full;
+  full.model = full.model.withCheckpointing(cost::Checkpointing::Full);
   baselines::NamedPlan retry = planFlexSp(full, lengths, comm, options, solver);
   if (!retry.ok())
     return flexsp; // the first reason: the job's own checkpointing
@@ -359,7 +363,7 @@ planJobStrategy(const baselines::TrainSetup &setup,
                std::to_string(p) + ", " + cost::checkpointingName(mode) +
                " checkpointing)");
         baselines::TrainSetup s = setup;
-        s.model.checkpointing = mode;
+        s.model = s.model.withCheckpointing(mode);
         if (p > 1)
           s.model.zero = std::min<int64_t>(s.model.zero, 2);
         step::GroupLayout layout{d, base.tp, base.cp, p};
@@ -1286,7 +1290,11 @@ nlohmann::ordered_json outcomeJson(const PlanOutcome &o, bool brief) {
     layout["pp"] = o.layout.pp;
     j["layout"] = layout;
     j["zero"] = o.zero;
+    if (o.zeroOnDemand)
+      j["zero_prefetch"] = 0;
     j["checkpoint"] = o.checkpoint;
+    if (o.checkpointLayers > 0)
+      j["checkpoint_first_layers"] = o.checkpointLayers;
   }
   if (o.pipelines > 0) {
     j["pipelines"] = o.pipelines;
@@ -1489,24 +1497,82 @@ namespace {
 /// Every key of predictionJson's objects, in an order that agrees with the
 /// order of each object (predictionReport sorts by it); a key not listed
 /// comes last, by name.
-constexpr const char *kReportKeyOrder[] = {
-    "not_planned", "error", "infeasible", "plan", "layout", "sp", "tp", "cp",
-    "pp", "zero", "checkpoint", "pipelines", "chunks", "kind", "slices",
-    "sequence", "begin", "end", "context", "backward_order",
-    "checkpoint_layers", "planned_time_s", "microbatches", "sp_groups",
-    "degree", "ranks", "sequences", "strategy", "note", "replicas",
-    "replica_count", "ranks_per_replica", "job_ranks", "sequences_per_replica",
-    "heaviest_share_flops_over_mean", "solver_time_s",
-    "sequence_lengths", "steps_predicted", "planned_step_time_s",
-    "surrogate_step_time_s", "predicted_step_time_s", "mfu",
-    "peak_memory_bytes", "allowed_by_strategy", "differs_from_strategy",
-    "time_split", "compute_s", "communication_s", "gradient_sync_s",
-    "bubble_s", "recompute_s", "bubble_ratio", "planned_bubble_ratio",
-    "memory", "chip_bytes", "reserve_bytes", "usable_bytes", "peak_bytes",
-    "peak_rank", "at_peak", "weights_bytes", "gradients_bytes",
-    "optimizer_bytes", "zero3_gathered_bytes", "activations_bytes",
-    "lower_bound", "step_time_s", "terms", "efficiency",
-    "baselines", "faster_baselines", "name", "ratio", "why"};
+constexpr const char *kReportKeyOrder[] = {"not_planned",
+                                           "error",
+                                           "infeasible",
+                                           "plan",
+                                           "layout",
+                                           "sp",
+                                           "tp",
+                                           "cp",
+                                           "pp",
+                                           "zero",
+                                           "zero_prefetch",
+                                           "checkpoint",
+                                           "checkpoint_first_layers",
+                                           "pipelines",
+                                           "chunks",
+                                           "kind",
+                                           "slices",
+                                           "sequence",
+                                           "begin",
+                                           "end",
+                                           "context",
+                                           "backward_order",
+                                           "checkpoint_layers",
+                                           "planned_time_s",
+                                           "microbatches",
+                                           "sp_groups",
+                                           "degree",
+                                           "ranks",
+                                           "sequences",
+                                           "strategy",
+                                           "note",
+                                           "replicas",
+                                           "replica_count",
+                                           "ranks_per_replica",
+                                           "job_ranks",
+                                           "sequences_per_replica",
+                                           "heaviest_share_flops_over_mean",
+                                           "solver_time_s",
+                                           "sequence_lengths",
+                                           "steps_predicted",
+                                           "planned_step_time_s",
+                                           "surrogate_step_time_s",
+                                           "predicted_step_time_s",
+                                           "mfu",
+                                           "peak_memory_bytes",
+                                           "allowed_by_strategy",
+                                           "differs_from_strategy",
+                                           "time_split",
+                                           "compute_s",
+                                           "communication_s",
+                                           "gradient_sync_s",
+                                           "bubble_s",
+                                           "recompute_s",
+                                           "bubble_ratio",
+                                           "planned_bubble_ratio",
+                                           "memory",
+                                           "chip_bytes",
+                                           "reserve_bytes",
+                                           "usable_bytes",
+                                           "peak_bytes",
+                                           "peak_rank",
+                                           "at_peak",
+                                           "weights_bytes",
+                                           "gradients_bytes",
+                                           "optimizer_bytes",
+                                           "zero3_gathered_bytes",
+                                           "activations_bytes",
+                                           "lower_bound",
+                                           "step_time_s",
+                                           "terms",
+                                           "efficiency",
+                                           "baselines",
+                                           "faster_baselines",
+                                           "name",
+                                           "ratio",
+                                           "why"};
 
 } // namespace
 

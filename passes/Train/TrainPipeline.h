@@ -57,6 +57,11 @@ struct PlanOutcome {
   step::GroupLayout layout;
   int64_t zero = 0;
   std::string checkpoint;      ///< NamedPlan::checkpointName() of step 0
+  /// The model's first layers `checkpoint` applies to (the strategy's
+  /// checkpoint_layers); 0: every layer.
+  int64_t checkpointLayers = 0;
+  /// ZeRO-3 gathered on demand (the strategy's zero_prefetch = 0).
+  bool zeroOnDemand = false;
   int64_t microBatches = 0;    ///< of step 0 (chunks, when pipelined)
   int64_t pipelines = 0;       ///< of step 0; 0 unless pipelined
   /// The planner's estimate, mean per step. The job's own plan is picked

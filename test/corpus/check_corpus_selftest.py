@@ -25,8 +25,9 @@ GB = 10 ** 9
 def good_job():
     """A train job entry that meets the whole contract. Its plan predicts
     2.0 s; static-sp-8 is allowed and slower, megatron-tp4-cp2 is not allowed
-    by the strategy and 25 % faster (so listed in faster_baselines),
-    pp2-tp8-1f1b is 1 % faster (within 3 %: need not be listed)."""
+    by the strategy and 25 % faster, pp2-tp8-1f1b not allowed and 1 %
+    faster: both listed in faster_baselines (any faster baseline the
+    strategy rules out is named, kFasterBaselineMargin)."""
     return {
         "name": "j", "kind": "train",
         "plan": {"layout": {"sp": 4, "tp": 1, "cp": 1, "pp": 1}, "zero": 3,
@@ -56,6 +57,8 @@ def good_job():
         "faster_baselines": [
             {"name": "megatron-tp4-cp2", "ratio": 2.0 / 1.6,
              "why": "the strategy fixes sp = 4; tp x cp is not allowed"},
+            {"name": "pp2-tp8-1f1b", "ratio": 2.0 / 1.98,
+             "why": "the strategy fixes sp = 4; pp x tp is not allowed"},
         ],
         "lower_bound": {"step_time_s": 1.2,
                         "terms": {"compute_s": 1.2, "memory_s": 0.3}},
@@ -94,9 +97,10 @@ def setv(path, value):
 # (case name, job, expected property label in the reasons or None = pass)
 CASES = [
     ("good job passes", good_job(), None),
-    ("baseline exactly 3 % faster need not be listed",
-     mutate(setv(["baselines", "pp2-tp8-1f1b", "predicted_step_time_s"],
-                 2.0 / 1.03)), None),
+    ("a ruled-out baseline as fast as the plan need not be listed",
+     mutate(lambda j: (
+         setv(["baselines", "pp2-tp8-1f1b", "predicted_step_time_s"], 2.0)(j),
+         j["faster_baselines"].pop())), None),
     ("tie with an allowed baseline passes",
      mutate(setv(["baselines", "static-sp-8", "predicted_step_time_s"], 2.0)),
      None),
@@ -109,6 +113,8 @@ CASES = [
      "(1)"),
     ("(1) faster baseline missing from faster_baselines",
      mutate(setv(["faster_baselines"], [])), "(1)"),
+    ("(1) a ruled-out baseline 1 % faster missing from faster_baselines",
+     mutate(lambda j: j["faster_baselines"].pop()), "(1)"),
     ("(1) wrong ratio in faster_baselines",
      mutate(setv(["faster_baselines", 0, "ratio"], 1.3)), "(1)"),
     ("(1) faster_baselines names an unknown baseline",

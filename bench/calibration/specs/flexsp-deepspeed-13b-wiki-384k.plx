@@ -48,5 +48,8 @@ train deepspeed_ulysses {
     sp = 64;                 // static Ulysses degree over all 64 GPUs
     checkpoint = attention_mlp;
     zero = 3;
+    zero_prefetch = 0;       // gathered on demand: FlexSP's profiled beta1 on this
+                             // cluster is most of a micro-batch's ZeRO-3 traffic
+                             // (SOURCES.md, "ZeRO-3 exposed")
   }
 }

@@ -50,5 +50,8 @@ train deepspeed_ulysses {
                              // the layers and the MLP in all: closer to full
                              // than to selective, and 179K tokens need it
     zero = 3;
+    zero_prefetch = 0;       // gathered on demand: FlexSP's profiled beta1 on this
+                             // cluster is most of a micro-batch's ZeRO-3 traffic
+                             // (SOURCES.md, "ZeRO-3 exposed")
   }
 }

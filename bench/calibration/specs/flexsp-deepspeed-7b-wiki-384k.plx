@@ -47,6 +47,11 @@ train deepspeed_ulysses {
   strategy {
     sp = 64;                 // static Ulysses degree over all 64 GPUs
     checkpoint = attention_mlp;
+    checkpoint_layers = 12;   // the MLP of the first 12 of 32 layers, as FlexSP's
+                              // 7B scripts checkpoint on 32 or more GPUs
     zero = 3;
+    zero_prefetch = 0;       // gathered on demand: FlexSP's profiled beta1 on this
+                             // cluster is most of a micro-batch's ZeRO-3 traffic
+                             // (SOURCES.md, "ZeRO-3 exposed")
   }
 }

@@ -48,5 +48,9 @@ train flexsp {
     sp = adaptive;           // FlexSP's heterogeneous Ulysses groups
     checkpoint = attention_mlp;
     zero = 3;
+    memory_limit = 28 GB;    // FlexSP's training-path budget E (memory_limit_gb)
+    zero_prefetch = 0;       // gathered on demand: FlexSP's profiled beta1 on this
+                             // cluster is most of a micro-batch's ZeRO-3 traffic
+                             // (SOURCES.md, "ZeRO-3 exposed")
   }
 }

@@ -256,7 +256,14 @@ def Plx_TrainStrategyAttr : Plx_Attr<"TrainStrategy", "train_strategy"> {
     flash-style kernel that keeps only the softmax statistics).
     `virtual_stages` is the model chunks per pipeline stage of interleaved
     1F1B (Megatron-LM's --virtual-pipeline-model-parallel-size; 1: plain
-    1F1B).
+    1F1B). `zero_prefetch` is how many layers ahead ZeRO-3 gathers weights
+    on the communication stream: 1 (the default) gathers the next layer
+    beside the current one's compute; 0 gathers each layer on demand, after
+    the stream's earlier collectives (one NCCL queue per device), so
+    ZeRO-3's traffic is exposed (docs/cost-model.md, "ZeRO-3 prefetch").
+    `checkpoint_layers` limits `checkpoint` to the model's first this many
+    layers, the others keeping every activation (0: every layer; Megatron's
+    block recompute on an unpipelined model).
   }];
   let parameters = (ins
       Plx_DefaultEnum<Plx_SpMode, "::plexus::plx::SpMode::static_">:$sp,
@@ -268,7 +275,9 @@ def Plx_TrainStrategyAttr : Plx_Attr<"TrainStrategy", "train_strategy"> {
       Plx_DefaultI64<"3">:$zero, Plx_DefaultI64<"0">:$memory_limit,
       Plx_DefaultI64<"0">:$micro_batch, Plx_DefaultI64<"-1">:$memory_reserve,
       Plx_DefaultBool<"false">:$eager_attention,
-      Plx_DefaultI64<"1">:$virtual_stages);
+      Plx_DefaultI64<"1">:$virtual_stages,
+      Plx_DefaultI64<"1">:$zero_prefetch,
+      Plx_DefaultI64<"0">:$checkpoint_layers);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -191,6 +191,23 @@ LogicalResult TrainOp::verify() {
            << " interleaves model chunks and needs a static pp_degree >= 2";
   if (s.getZero() < 0 || s.getZero() > 3)
     return emitOpError("zero stage must be 0..3, got ") << s.getZero();
+  if (s.getZeroPrefetch() < 0 || s.getZeroPrefetch() > 1)
+    return emitOpError("zero_prefetch must be 0 or 1, got ")
+           << s.getZeroPrefetch();
+  if (s.getCheckpointLayers() < 0)
+    return emitOpError("checkpoint_layers must be non-negative, got ")
+           << s.getCheckpointLayers();
+  if (s.getCheckpointLayers() > 0 &&
+      (s.getCheckpoint() == Checkpoint::none ||
+       s.getCheckpoint() == Checkpoint::adaptive ||
+       s.getPp() != PpMode::static_ || s.getPpDegree() != 1))
+    return emitOpError("checkpoint_layers needs an unpipelined job (static "
+                       "pp_degree 1) with checkpoint selective, "
+                       "attention_mlp or full");
+  if (s.getZeroPrefetch() != 1 && s.getZero() != 3)
+    return emitOpError("zero_prefetch applies to ZeRO-3's gathers, but the "
+                       "zero stage is ")
+           << s.getZero();
   if (s.getMemoryLimit() < 0)
     return emitOpError("memory_limit must be non-negative");
   if (s.getMicroBatch() < 0)

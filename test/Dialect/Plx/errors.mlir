@@ -120,6 +120,31 @@ plx.train @t model @m data @d fabric @f batch 1 steps 1 seed 0 strategy <zero = 
 
 // -----
 
+// expected-error @below {{'plx.train' op checkpoint_layers needs an unpipelined job (static pp_degree 1) with checkpoint selective, attention_mlp or full}}
+plx.train @t model @m data @d fabric @f batch 1 steps 1 seed 0 strategy <checkpoint_layers = 4>
+
+// -----
+
+// expected-error @below {{'plx.train' op checkpoint_layers needs an unpipelined job (static pp_degree 1) with checkpoint selective, attention_mlp or full}}
+plx.train @t model @m data @d fabric @f batch 1 steps 1 seed 0 strategy <pp_degree = 2, checkpoint = full, checkpoint_layers = 4>
+
+// -----
+
+// expected-error @below {{'plx.train' op checkpoint_layers must be non-negative, got -1}}
+plx.train @t model @m data @d fabric @f batch 1 steps 1 seed 0 strategy <checkpoint = full, checkpoint_layers = -1>
+
+// -----
+
+// expected-error @below {{'plx.train' op zero_prefetch must be 0 or 1, got 2}}
+plx.train @t model @m data @d fabric @f batch 1 steps 1 seed 0 strategy <zero_prefetch = 2>
+
+// -----
+
+// expected-error @below {{'plx.train' op zero_prefetch applies to ZeRO-3's gathers, but the zero stage is 1}}
+plx.train @t model @m data @d fabric @f batch 1 steps 1 seed 0 strategy <zero = 1, zero_prefetch = 0>
+
+// -----
+
 // expected-error @below {{'plx.train' op virtual_stages must be at least 1, got 0}}
 plx.train @t model @m data @d fabric @f batch 1 steps 1 seed 0 strategy <pp_degree = 2, virtual_stages = 0>
 

@@ -205,6 +205,14 @@ TEST(StepPlanners, ActivationBytesPerTokenByCheckpointing) {
   none.attention = cost::AttentionKernel::Fused;
   EXPECT_EQ(activationBytesPerToken(none, 10), 1056 + logits);
   EXPECT_EQ(activationBytesPerToken(none, 100), 1056 + logits);
+  // checkpoint_layers = 1: layer 0 is checkpointed in full (its input, 32,
+  // and the transient 480), layer 1 keeps everything a fused kernel keeps
+  // (512 + 16).
+  full.checkpointLayers = 1;
+  EXPECT_EQ(activationBytesPerToken(full, 10), 32 + 480 + 528 + logits);
+  // checkpoint_layers equal to the layers is every layer.
+  full.checkpointLayers = 2;
+  EXPECT_EQ(activationBytesPerToken(full, 10), 2 * 32 + 480 + logits);
 }
 
 TEST(StepPlanners, LayoutCapacityIsFreeMemoryOverBytesPerToken) {

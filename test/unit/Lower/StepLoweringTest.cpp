@@ -354,6 +354,50 @@ TEST(StepLowering, FlopsAreConservedAcrossLayouts) {
   }
 }
 
+// checkpoint_layers: full checkpointing of the first 2 of 4 layers
+// recomputes their forward only: 3x the forward of all four, plus the
+// forward of layers 0 and 1, plus 3x the head; in a 2-stage pipeline the
+// first stage (layers 0-1) recomputes both and the second none. The layers
+// past the count keep every activation, so the step's peak memory lies
+// between the all-full and the no-checkpointing steps'.
+TEST(StepLowering, CheckpointLayersRecomputeOnlyTheFirstLayers) {
+  std::vector<int64_t> lengths{64, 32, 128, 16};
+  double fwd = 0, firstTwo = 0, head = 0;
+  TrainModel probe = smallModel(3, cost::Checkpointing::None);
+  for (int64_t len : lengths) {
+    for (int64_t l = 0; l < 4; ++l)
+      fwd += forwardFlops(probe, l, len);
+    firstTwo += forwardFlops(probe, 0, len) + forwardFlops(probe, 1, len);
+    head += headFlops(len);
+  }
+  TrainModel model = smallModel(0, cost::Checkpointing::Full);
+  model.checkpointLayers = 2;
+  for (GroupLayout layout :
+       {GroupLayout{4, 1, 1, 1}, GroupLayout{2, 1, 1, 2}}) {
+    StepPlan plan = uniformPlan(8, layout, {{{0, 1}, {2, 3}}}, lengths);
+    LoweredStep lowered = lowerStep(plan, model);
+    ASSERT_TRUE(lowered.ok()) << lowered.error;
+    EXPECT_NEAR(prog::totalComputeFlops(lowered.programs),
+                3 * fwd + firstTwo + 3 * head, 1e-9 * fwd);
+  }
+  StepPlan plan = uniformPlan(8, {4, 1, 1, 1}, {{{0, 1}, {2, 3}}}, lengths);
+  auto peak = [&](const TrainModel &m) {
+    LoweredStep lowered = lowerStep(plan, m);
+    EXPECT_TRUE(lowered.ok()) << lowered.error;
+    sim::SimOptions options;
+    options.commTime = zeroComm;
+    sim::SimResult r = sim::simulate(lowered.programs, options);
+    EXPECT_TRUE(r.ok()) << r.error;
+    int64_t most = 0;
+    for (const sim::RankResult &rank : r.ranks)
+      most = std::max(most, rank.peakMemoryBytes);
+    return most;
+  };
+  const int64_t partial = peak(model);
+  EXPECT_LT(peak(smallModel(0, cost::Checkpointing::Full)), partial);
+  EXPECT_LT(partial, peak(smallModel(0, cost::Checkpointing::None)));
+}
+
 // Ulysses: each rank of a degree-2 group sends its tokens' Q, K, V and O
 // (2 * 4 * 4 + 2 * 2 * 4 = 48 values of 2 bytes) in one all-to-all per
 // layer and pass. ZeRO-3 gathers and scatters every layer on the stream;
@@ -606,6 +650,18 @@ TEST(StepLowering, RejectsPlansItCannotRun) {
 
 namespace {
 
+/// A ZeRO-3 program as letters: C compute, Wk a wait with pending k, G a
+/// gather, R a reduce-scatter.
+std::string zeroOpLetters(const prog::Program &program) {
+  std::string text;
+  for (const prog::Op &op : program.ops)
+    text += op.kind == prog::OpKind::Compute ? "C"
+            : op.kind == prog::OpKind::Wait  ? "W" + std::to_string(op.pending)
+            : op.commKind == prog::CommKind::AllGather ? "G"
+                                                       : "R";
+  return text;
+}
+
 // ZeRO-3 with several layers: each chunk's gather is issued one chunk ahead,
 // and backward waits leave the previous chunk's reduction pending.
 TEST(StepLowering, ZeroThreePrefetchesOneChunkAhead) {
@@ -613,12 +669,7 @@ TEST(StepLowering, ZeroThreePrefetchesOneChunkAhead) {
   StepPlan plan = uniformPlan(2, {1, 1, 1, 1}, {{{0}, {1}}}, {8, 8});
   LoweredStep lowered = lowerStep(plan, model);
   ASSERT_TRUE(lowered.ok()) << lowered.error;
-  std::string text;
-  for (const prog::Op &op : lowered.programs[0].ops)
-    text += op.kind == prog::OpKind::Compute ? "C"
-            : op.kind == prog::OpKind::Wait  ? "W" + std::to_string(op.pending)
-            : op.commKind == prog::CommKind::AllGather ? "G"
-                                                      : "R";
+  const std::string text = zeroOpLetters(lowered.programs[0]);
   // fwd: G W0 G C W0 G C W0 C; bwd: G W0 G C R W1 G C R W1 C R.
   EXPECT_EQ(text, "GW0GCW0GCW0CGW0GCRW1GCRW1CR");
   // With compute longer than a gather, only the first gather shows.
@@ -629,6 +680,54 @@ TEST(StepLowering, ZeroThreePrefetchesOneChunkAhead) {
   sim::SimResult result = sim::simulate(lowered.programs, options);
   ASSERT_TRUE(result.ok()) << result.error;
   EXPECT_LT(result.ranks[0].commSeconds, 3e-12);
+}
+
+// zero_prefetch 0: each chunk gathers on demand and waits for the whole
+// stream, so a chunk's gather also waits for the previous chunk's
+// reduce-scatter (one NCCL queue). Nothing hides: with every collective
+// taking c seconds, the step is its compute plus all 3 + 3 + 3 of them
+// (3 chunks: a gather each in forward, a gather and a reduce-scatter each
+// in backward), the last reduce-scatter waited for by the program's end.
+TEST(StepLowering, ZeroThreeOnDemandExposesItsWholeStream) {
+  TrainModel model = smallModel(3, cost::Checkpointing::None, 3);
+  model.zeroPrefetch = 0;
+  StepPlan plan = uniformPlan(2, {1, 1, 1, 1}, {{{0}, {1}}}, {8, 8});
+  LoweredStep lowered = lowerStep(plan, model);
+  ASSERT_TRUE(lowered.ok()) << lowered.error;
+  const std::string text = zeroOpLetters(lowered.programs[0]);
+  // fwd: (G W0 C) x 3; bwd: (G W0 C R) x 3.
+  EXPECT_EQ(text, "GW0CGW0CGW0CGW0CRGW0CRGW0CR");
+
+  const double c = 1e-3; // far longer than the tiny model's compute
+  sim::SimOptions options;
+  options.commTime = [&](const prog::CommRequest &) {
+    return prog::CommTime(c);
+  };
+  sim::SimResult result = sim::simulate(lowered.programs, options);
+  ASSERT_TRUE(result.ok()) << result.error;
+  double compute = 0;
+  for (int64_t l = 0; l < 3; ++l)
+    compute += 3 * forwardFlops(model, l, 8) / 1e12;
+  compute += 3 * headFlops(8) / 1e12;
+  EXPECT_NEAR(result.stepSeconds, compute + 9 * c, 1e-12);
+
+  // With collectives far shorter than a chunk's compute, prefetched (the
+  // default) only the first gather of each pass and the last
+  // reduce-scatter show, with compute slowed a little beside the others
+  // (passes/Cost/Overlap.h); on demand all nine show.
+  const double tiny = 1e-12;
+  options.commTime = [&](const prog::CommRequest &) {
+    return prog::CommTime(tiny);
+  };
+  sim::SimResult onDemand = sim::simulate(lowered.programs, options);
+  ASSERT_TRUE(onDemand.ok()) << onDemand.error;
+  EXPECT_NEAR(onDemand.stepSeconds, compute + 9 * tiny, 1e-18);
+  model.zeroPrefetch = 1;
+  LoweredStep ahead = lowerStep(plan, model);
+  ASSERT_TRUE(ahead.ok()) << ahead.error;
+  sim::SimResult prefetched = sim::simulate(ahead.programs, options);
+  ASSERT_TRUE(prefetched.ok()) << prefetched.error;
+  EXPECT_LT(prefetched.stepSeconds, onDemand.stepSeconds - 4 * tiny);
 }
 
 // Placement's ring orders replace the lowering's rank order wherever a
@@ -713,8 +812,9 @@ TEST(StepLowering, ReplicasAllReduceTheirShardsAndSimulateAsTheWholeJob) {
       EXPECT_EQ(cross.commKind, prog::CommKind::AllReduce);
       EXPECT_EQ(cross.ranks.vec(), (std::vector<int64_t>{r, r + 2, r + 4}));
       EXPECT_EQ(cross.bytes, params * 2 / 2);
-      if (zero == 3)
+      if (zero == 3) {
         EXPECT_EQ(ops[ops.size() - 2].kind, prog::OpKind::Wait);
+      }
       if (zero == 0) { // no all-reduce over the replica's own ranks is left
         EXPECT_EQ(ops[ops.size() - 3].commKind,
                   prog::CommKind::ReduceScatter);

@@ -118,6 +118,19 @@ TEST(FlexSpModel, DerivedCoefficientsByHand) {
               1e-12);
 }
 
+// Gathered on demand (zero_prefetch 0) nothing hides, so beta1 is the whole
+// micro-batch floor (6 s, above) at the stream's rate: 6 s / e, e the
+// chip's overlap_comm_efficiency (here set to 0.75: 8 s).
+TEST(FlexSpModel, OnDemandGathersChargeTheWholeStreamAsBeta1) {
+  baselines::TrainSetup s = smallSetup();
+  s.model.zeroPrefetch = 0;
+  s.model.chip.overlapCommEfficiency = 0.75;
+  DerivedFlexSp d = deriveFlexSpModel(s, 4096, constantTimes());
+  ASSERT_TRUE(d.error.empty()) << d.error;
+  EXPECT_NEAR(d.model.microBatchFloorMs, 6000.0, 1e-9);
+  EXPECT_NEAR(d.model.beta1, 8000.0, 1e-9);
+}
+
 // FlexSP's plan of a small batch is a valid step: every micro-batch's
 // groups tile the 8 ranks, every sequence is placed once.
 TEST(FlexSpModel, PlansAValidStep) {
