@@ -7,8 +7,10 @@
 // own strategy, lower and simulate. Prints the predicted step time beside
 // the published one and the error of each, then the mean and largest
 // absolute error and how many rows are within the 15 % target. FlexSP's
-// DeepSpeed bars are means over 40 iterations after 10 warm-up ones, so
-// those rows average steps 10..49, FlexSP's own 10..17 (--quick: 10..13). Deterministic. With
+// bars (its DeepSpeed baseline's and its own) are means over 40 iterations
+// after 10 warm-up ones, so those rows average steps 10..49 (--quick:
+// 10..13). Then FlexSP's profiled beta1 beside the ZeRO-3 stream of a
+// micro-batch on the same cluster ("ZeRO-3 exposed"). Deterministic. With
 // --markdown FILE the table, each row's role (used to set a parameter or
 // held out) and the summary are also written as markdown
 // (docs/generated/calibration.md).

@@ -316,10 +316,16 @@ std::string estimateStep(StepPlan &plan, const TrainSetup &setup,
           if (zero3) {
             // Prefetched and reduced on the communication stream: only
             // what the layer's own work does not cover shows.
-            double stream = 2 * time(prog::CommKind::AllGather, zeroRanks,
-                                     w.paramShardBytes) +
-                            time(prog::CommKind::ReduceScatter, zeroRanks,
-                                 w.paramShardBytes * zeroWays);
+            // The first and last layers' collectives also carry the
+            // embedding and the head, as the lowering's do.
+            const int64_t shard =
+                w.paramShardBytes +
+                step::carriedExtraShardBytes(model.shape, l, l + 1, g.layout.tp,
+                                             zeroWays);
+            double stream =
+                2 * time(prog::CommKind::AllGather, zeroRanks, shard) +
+                time(prog::CommKind::ReduceScatter, zeroRanks,
+                     shard * zeroWays);
             // Both contend for the chip (passes/Cost/Overlap.h), as in
             // the simulator; gathered on demand (zero_prefetch 0), the
             // layer waits for its whole stream.
@@ -473,7 +479,7 @@ NamedPlan planStaticLayout(const TrainSetup &setup,
       std::string knob = layout.pp > 1 || layout.tp > 1 || layout.cp > 1
                              ? "raise cp"
                              : "raise the SP degree";
-      if (model.checkpointing != cost::Checkpointing::Full)
+      if (!model.fullEverywhere())
         knob += " or use full checkpointing";
       return fail("sequence " + std::to_string(i) + " (" + groupedInt(len) +
                   " tokens) needs " + gbText(need) + " per chip under " +

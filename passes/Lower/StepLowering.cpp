@@ -454,17 +454,9 @@ private:
   /// This rank's shard of layers [a, b)'s parameters, with the embedding
   /// or the head when the range carries them (carriedParameters).
   int64_t shardBytes(const ChunkWork &w, int64_t a, int64_t b) const {
-    int64_t layers = 0;
-    for (int64_t l = a; l < b; ++l)
-      layers += cost::layerParameters(ctx.model.shape, l);
-    const int64_t extra = carriedParameters(ctx.model.shape, a, b) - layers;
-    int64_t bytes = total(w, a, b).paramShardBytes;
-    if (extra > 0)
-      bytes += ceilDiv(
-          ceilDiv(extra * cost::bytesPerElement(ctx.model.shape.dtype),
-                  layout.tp),
-          ctx.zeroWays);
-    return bytes;
+    return total(w, a, b).paramShardBytes +
+           carriedExtraShardBytes(ctx.model.shape, a, b, layout.tp,
+                                  ctx.zeroWays);
   }
 
   /// Emits a collective of `bytes` (none when 0) over `comm`.
@@ -553,10 +545,10 @@ std::string chunkWorks(const StepSchedule &schedule, const TrainModel &model,
         tokens / static_cast<double>(l.ulysses * l.cp * l.tp) *
         static_cast<double>(shape.hidden * cost::bytesPerElement(shape.dtype))));
     for (int64_t layer = begin; layer < end; ++layer) {
-      // Past the model's checkpointed layers, a layer keeps everything.
+      // Past the model's checkpointed layers (TrainModel::checkpointingAt).
       const cost::Checkpointing kept =
           schedule.activationLayers > 0 && layer >= schedule.activationLayers
-              ? cost::Checkpointing::None
+              ? schedule.activationsPast
               : schedule.activations;
       auto c = chunkLayerCost(model, l, kept, chunk.slices, schedule.lengths,
                               layer, zeroWays);

@@ -180,6 +180,20 @@ int64_t carriedParameters(const cost::TransformerShape &shape, int64_t begin,
   return params;
 }
 
+int64_t carriedExtraShardBytes(const cost::TransformerShape &shape,
+                               int64_t begin, int64_t end, int64_t tp,
+                               int64_t zeroWays) {
+  int64_t layers = 0;
+  for (int64_t l = begin; l < end; ++l)
+    layers += cost::layerParameters(shape, l);
+  const int64_t extra = carriedParameters(shape, begin, end) - layers;
+  if (extra <= 0)
+    return 0;
+  return ceilDiv(ceilDiv(extra * cost::bytesPerElement(shape.dtype),
+                         std::max<int64_t>(1, tp)),
+                 std::max<int64_t>(1, zeroWays));
+}
+
 int64_t residentBytes(const TrainModel &model, const GroupLayout &layout,
                       int64_t stage, int64_t zeroWays, int64_t layersPerOp) {
   return residentParts(model, layout, stage, zeroWays, layersPerOp).total();

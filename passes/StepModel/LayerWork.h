@@ -110,6 +110,15 @@ rankLayerRanges(int64_t layers, const GroupLayout &layout, int64_t stage);
 int64_t carriedParameters(const cost::TransformerShape &shape, int64_t begin,
                           int64_t end);
 
+/// A rank's ZeRO shard of what layers [begin, end) carry beyond their own
+/// parameters (the embedding, the final norm and the head): the extra
+/// parameters' bytes split over `tp`, then over `zeroWays` ranks. The
+/// lowering adds it to the range's gathers and reductions; the planners'
+/// ZeRO-3 stream estimates add it alike.
+int64_t carriedExtraShardBytes(const cost::TransformerShape &shape,
+                               int64_t begin, int64_t end, int64_t tp,
+                               int64_t zeroWays);
+
 /// What residentBytes is made of: the mixed-precision model states split as
 /// bf16 weights, bf16 gradients and the fp32 optimizer states (master
 /// weights, Adam m and v), each as ZeRO shards it, and the gathered

@@ -38,16 +38,35 @@ struct TrainModel {
   }
   cost::Checkpointing checkpointing = cost::Checkpointing::Selective;
   /// The strategy's checkpoint_layers: `checkpointing` applies to the
-  /// model's first this many layers and the others keep every activation
-  /// (Megatron-LM's --recompute-method block --recompute-num-layers on an
-  /// unpipelined model); 0: every layer. A plan that picks another mode
-  /// than the job's applies it to every layer (withCheckpointing).
+  /// model's first this many layers (Megatron-LM's --recompute-method block
+  /// --recompute-num-layers on an unpipelined model) and the others run as
+  /// checkpointingPast() says; 0: every layer. A plan that picks another
+  /// mode than the job's applies it to every layer (withCheckpointing).
   int64_t checkpointLayers = 0;
   /// How layer `layer` checkpoints.
   cost::Checkpointing checkpointingAt(int64_t layer) const {
     return checkpointLayers <= 0 || layer < checkpointLayers
                ? checkpointing
+               : checkpointingPast();
+  }
+  /// The layers past checkpointLayers: under attention_mlp or full with a
+  /// fused attention kernel they keep what the kernel keeps and its
+  /// backward recomputes the scores (the cost model's selective, as
+  /// flash-attention runs such as FlexSP's 7B scripts do); otherwise
+  /// (selective limited to the first layers, or eager attention) they
+  /// keep everything (none).
+  cost::Checkpointing checkpointingPast() const {
+    const bool beyondCore =
+        checkpointing == cost::Checkpointing::AttentionMlp ||
+        checkpointing == cost::Checkpointing::Full;
+    return beyondCore && attention == cost::AttentionKernel::Fused
+               ? cost::Checkpointing::Selective
                : cost::Checkpointing::None;
+  }
+  /// Full recomputation on every layer.
+  bool fullEverywhere() const {
+    return checkpointing == cost::Checkpointing::Full &&
+           (checkpointLayers <= 0 || checkpointLayers >= shape.layers);
   }
   /// This model with `mode` on every layer, or unchanged when `mode` is
   /// its own.

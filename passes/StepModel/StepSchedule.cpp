@@ -52,6 +52,7 @@ StepSchedule scheduleOf(const StepPlan &plan, const TrainModel &model) {
   const bool full = model.checkpointing == cost::Checkpointing::Full;
   out.activations = full ? cost::Checkpointing::Selective : model.checkpointing;
   out.activationLayers = model.checkpointLayers;
+  out.activationsPast = model.checkpointingPast();
   out.core = CoreRecompute::BeforeBackward;
   out.sliceIndices = false;
   if (plan.microBatches.empty())

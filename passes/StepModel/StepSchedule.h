@@ -85,9 +85,10 @@ struct StepSchedule {
   /// model's attention kernel decides None's scores).
   cost::Checkpointing activations = cost::Checkpointing::Selective;
   /// `activations` holds for the model's first this many layers, which
-  /// `remat` also bounds; the others keep everything (None). 0: every
-  /// layer (TrainModel::checkpointLayers).
+  /// `remat` also bounds; the others keep `activationsPast`. 0: every
+  /// layer (TrainModel::checkpointLayers, checkpointingPast).
   int64_t activationLayers = 0;
+  cost::Checkpointing activationsPast = cost::Checkpointing::None;
   CoreRecompute core = CoreRecompute::BeforeBackward;
   /// Compute ops list their slices' indices among their sequences' slices
   /// (plx-verify-rt's slice-order rule); static steps, whose sequences are

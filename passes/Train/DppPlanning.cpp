@@ -196,6 +196,7 @@ baselines::NamedPlan planDynamicPp(const baselines::TrainSetup &setup,
   out.name = name;
   out.model = setup.model;
   out.model.zero = 3;
+  out.model.checkpointLayers = 0; // DPP checkpoints per chunk and stage
   out.layout = {layout.spDegree, 1, 1, layout.stages};
   if (lengths.empty()) {
     out.error = "the batch is empty";

@@ -75,41 +75,43 @@ DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,
   }
   out.capacityPerGpu = cap.tokensPerChip;
 
-  // beta1: the first gather of forward and of backward are exposed when
-  // the next layer's is prefetched.
+  // beta1: the first gather of forward (layer 0, with the embedding) and
+  // of backward (the last layer, with the head) are exposed when the next
+  // layer's is prefetched.
   if (m.zero == 3 && setup.world > 1) {
     std::vector<int64_t> all;
     for (int64_t r = 0; r < setup.world; ++r)
       all.push_back(r);
-    auto w = step::layerWork(m, {1, 1, 1, 1}, {1}, 0, setup.world);
     prog::CommRequest r;
     r.kind = prog::CommKind::AllGather;
     r.ranks = all;
-    r.bytes = w.value.paramShardBytes;
-    prog::CommTime t = comm(r);
-    if (!t.error.empty()) {
-      out.error = t.error;
-      return out;
-    }
-    out.model.beta1 = 2 * t.seconds * 1e3;
+    const int64_t last = m.shape.layers - 1;
     // Every layer's two gathers and gradient reduce-scatter run on the
-    // communication stream once per micro-batch; when they take longer
-    // than the layer's compute, they set the micro-batch's pace
-    // (baselines::estimateStep charges max(layer, stream) per layer).
-    double floor = 0;
+    // communication stream once per micro-batch, the first and last
+    // layers' with the embedding and the head (as the lowering's); when
+    // they take longer than the layer's compute, they set the
+    // micro-batch's pace (baselines::estimateStep charges max(layer,
+    // stream) per layer).
+    double floor = 0, firstGathers = 0;
     for (int64_t l = 0; l < m.shape.layers; ++l) {
       auto lw = step::layerWork(m, {1, 1, 1, 1}, {1}, l, setup.world);
+      const int64_t shard =
+          lw.value.paramShardBytes +
+          step::carriedExtraShardBytes(m.shape, l, l + 1, 1, setup.world);
       prog::CommRequest gather = r, reduce = r;
-      gather.bytes = lw.value.paramShardBytes;
+      gather.bytes = shard;
       reduce.kind = prog::CommKind::ReduceScatter;
-      reduce.bytes = lw.value.paramShardBytes * setup.world;
+      reduce.bytes = shard * setup.world;
       prog::CommTime g = comm(gather), rs = comm(reduce);
       if (!g.error.empty() || !rs.error.empty()) {
         out.error = !g.error.empty() ? g.error : rs.error;
         return out;
       }
       floor += 2 * g.seconds + rs.seconds;
+      if (l == 0 || l == last)
+        firstGathers += g.seconds * (last == 0 ? 2 : 1);
     }
+    out.model.beta1 = firstGathers * 1e3;
     out.model.microBatchFloorMs = floor * 1e3;
     // Gathered on demand (zero_prefetch 0), none of it hides: a
     // micro-batch pays its whole stream beside its groups' work, at the

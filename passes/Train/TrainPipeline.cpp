@@ -234,7 +234,7 @@ baselines::NamedPlan planFlexSpBaseline(const baselines::TrainSetup &setup,
   double solver = 0;
   baselines::NamedPlan flexsp =
       planFlexSp(setup, lengths, comm, options, solver);
-  if (flexsp.ok() || setup.model.checkpointing == cost::Checkpointing::Full)
+  if (flexsp.ok() || setup.model.fullEverywhere())
     return flexsp;
   baselines::TrainSetup full = setup;
   full.model = full.model.withCheckpointing(cost::Checkpointing::Full);
@@ -517,7 +517,7 @@ std::string gigabytes(int64_t bytes) {
 /// What would bring a plan's memory down, for its layout.
 std::string memoryKnob(const baselines::NamedPlan &plan) {
   std::vector<std::string> knobs;
-  if (plan.model.checkpointing != cost::Checkpointing::Full)
+  if (!plan.model.fullEverywhere())
     knobs.push_back("checkpoint more layers");
   if (plan.model.zero < 3 && plan.layout.pp == 1 && !plan.pipelined)
     knobs.push_back("use zero = 3");

@@ -206,10 +206,14 @@ TEST(StepPlanners, ActivationBytesPerTokenByCheckpointing) {
   EXPECT_EQ(activationBytesPerToken(none, 10), 1056 + logits);
   EXPECT_EQ(activationBytesPerToken(none, 100), 1056 + logits);
   // checkpoint_layers = 1: layer 0 is checkpointed in full (its input, 32,
-  // and the transient 480), layer 1 keeps everything a fused kernel keeps
-  // (512 + 16).
+  // and the transient 480); layer 1, past the count under a fused kernel,
+  // is selective (512; TrainModel::checkpointingPast), and with eager
+  // attention keeps everything, the scores included (512 + 20 x 10).
   full.checkpointLayers = 1;
-  EXPECT_EQ(activationBytesPerToken(full, 10), 32 + 480 + 528 + logits);
+  EXPECT_EQ(activationBytesPerToken(full, 10), 32 + 480 + 512 + logits);
+  full.attention = cost::AttentionKernel::Eager;
+  EXPECT_EQ(activationBytesPerToken(full, 10), 32 + 480 + 712 + logits);
+  full.attention = cost::AttentionKernel::Fused;
   // checkpoint_layers equal to the layers is every layer.
   full.checkpointLayers = 2;
   EXPECT_EQ(activationBytesPerToken(full, 10), 2 * 32 + 480 + logits);
