@@ -13,8 +13,14 @@
 // CHECK-NEXT:   plan.microbatch 0 time {{.*}} {
 // CHECK-NEXT:     plan.sp_group degree 16 ranks [0, 15] seqs [63]
 // CHECK-NEXT:   }
-// The short ones in node-local groups of 2: eight side by side.
+// The short ones in node-local groups: four of 2 beside one of 8 (a whole
+// node), then eight of 2 side by side; no short sequence crosses a node.
 // CHECK-NEXT:   plan.microbatch 1 time {{.*}} {
+// CHECK-NEXT:     plan.sp_group degree 2 ranks [0, 1] seqs
+// CHECK-COUNT-3:  plan.sp_group degree 2 ranks
+// CHECK-NEXT:     plan.sp_group degree 8 ranks [8, 15] seqs
+// CHECK-NEXT:   }
+// CHECK-NEXT:   plan.microbatch 2 time {{.*}} {
 // CHECK-NEXT:     plan.sp_group degree 2 ranks [0, 1] seqs
 // CHECK-COUNT-7:  plan.sp_group degree 2 ranks
 // CHECK-NEXT:   }
