@@ -11,8 +11,11 @@
 //      vLLM-like PP2 and SGLang 2P2D (128 GPUs), with PipeSwift's speedups
 //      beside the paper's ranges, and a profile of each replay (waves,
 //      prefill recomputed after evictions, queueing, MTP tokens per step);
-//      two sensitivity rows run the vLLM-like PP2 and PipeSwift with
-//      tensor-parallel attention;
+//      sensitivity rows run the vLLM-like PP2 and PipeSwift with
+//      tensor-parallel attention, PipeSwift with KV-aware DP routing, and
+//      2P2D without the decode side's KV pre-allocation, and a table sets
+//      the busiest DP rank's prefill attention and the pre-allocation wait
+//      beside them;
 //   2. the wave-interval sweep I = 1, 2, 4, ..., 512 (its U shape);
 //   3. the ablation vLLM PP2 -> + PipeSwift scheduling -> + MTP;
 //   4. a short-context workload, where the reference says single-node EP8
@@ -188,12 +191,84 @@ struct PaperRange {
 /// `baselines` with the rows it is compared with.
 struct WorkloadRun {
   Row pipe32, pipeBest, wideDelay, wide, vllm, pd, vllmTp, pipeTp;
+  Row pipeKvRouted, pdNoPrealloc;
   WaveIntervalSweep sweep;
   std::string sweepError;
 };
 
 /// The markdown tables (--markdown; docs/generated/serving.md).
 bench::MarkdownDoc *doc = nullptr;
+
+/// Dynamo's KV router default: a prompt token to prefill weighs as much
+/// as a token in flight (kv-overlap-score-weight = 1; docs/serving.md).
+constexpr double kDynamoOverlapWeight = 1.0;
+
+/// The busiest DP-attention rank's prefill attention against an even
+/// share of it (1 = perfectly spread); 0 without ranks.
+double busiestAttentionShare(const Row &row) {
+  if (row.ranks <= 0 || !(row.r.prefillQuadratic > 0))
+    return 0;
+  return row.r.prefillBusiestQuadratic /
+         (row.r.prefillQuadratic / double(row.ranks));
+}
+
+/// What DP-attention's pinning, KV-aware routing, TP attention and the PD
+/// pre-allocation change, with the figures that explain it.
+void balanceTable(const char *name, const WorkloadRun &out) {
+  bench::MarkdownTable &t = doc->table(
+      bench::format("%s: DP-attention routing and PD pre-allocation", name));
+  t.header = {"system",
+              "overall JCT",
+              "P99 turn",
+              "prefix hits",
+              "busiest rank's prefill attention / even share",
+              "KV pre-allocation wait, mean per turn"};
+  auto add = [&](const char *label, const Row &row) {
+    if (!usable(row)) {
+      t.row({label, "not completed", "", "", "", ""});
+      return;
+    }
+    const double share = busiestAttentionShare(row);
+    const ReplayResult &r = row.r;
+    t.row({label, bench::format("%.1f s", r.metrics.overallJct),
+           bench::format("%.2f s", r.metrics.p99TurnJct),
+           bench::format("%.1f %%", 100.0 * r.metrics.prefixHitRate),
+           share > 0 ? bench::format("%.2fx", share) : "- (TP attention)",
+           r.preallocations > 0
+               ? bench::format("%.2f s",
+                               r.preallocWaitSeconds / double(r.preallocations))
+               : "-"});
+  };
+  add("PipeSwift, I = 32, tasks pinned to ranks (default)", out.pipe32);
+  add("PipeSwift, I = 32, KV-aware routing per turn", out.pipeKvRouted);
+  add("PipeSwift, I = 32, TP attention", out.pipeTp);
+  add("SGLang 2P2D, KV pre-allocated before prefill (default)", out.pd);
+  add("SGLang 2P2D, no pre-allocation", out.pdNoPrealloc);
+  std::printf("    busiest rank's prefill attention / even share: pinned "
+              "%.2fx, KV-aware %.2fx; turns moved by KV-aware routing: "
+              "%lld\n",
+              busiestAttentionShare(out.pipe32),
+              busiestAttentionShare(out.pipeKvRouted),
+              (long long)out.pipeKvRouted.r.counters.rankMoves);
+  if (usable(out.pd) && out.pd.r.preallocations > 0)
+    std::printf("    2P2D: %lld turns pre-allocated, mean wait %.2f s\n",
+                (long long)out.pd.r.preallocations,
+                out.pd.r.preallocWaitSeconds / double(out.pd.r.preallocations));
+  if (usable(out.pipe32) && usable(out.pipeKvRouted))
+    t.notes.push_back(bench::format(
+        "KV-aware routing moved %lld turns off their task's rank and %s "
+        "PipeSwift's overall JCT (%.2fx of pinned).",
+        (long long)out.pipeKvRouted.r.counters.rankMoves,
+        out.pipeKvRouted.r.metrics.overallJct < out.pipe32.r.metrics.overallJct
+            ? "shortened"
+            : "lengthened",
+        out.pipeKvRouted.r.metrics.overallJct /
+            out.pipe32.r.metrics.overallJct));
+  if (usable(out.pd) && usable(out.pdNoPrealloc))
+    t.notes.push_back(bench::format(
+        "The pre-allocation handshake makes 2P2D %.2fx as long as without it.",
+        out.pd.r.metrics.overallJct / out.pdNoPrealloc.r.metrics.overallJct));
+}
 
 WorkloadRun runWorkload(const char *name, const ServingModel &m,
                         const AgentWorkload &w) {
@@ -232,10 +307,29 @@ WorkloadRun runWorkload(const char *name, const ServingModel &m,
   tp.mtpDrafts = 3;
   out.pipeTp = run("  sensitivity: PipeSwift, TP attention, I=32", w,
                    pipeSwiftLikeSystem(m, w, kChips, tp, kPaperInterval));
-  std::vector<Row> rows = {out.pipe32, out.pipeBest, out.wideDelay, out.wide,
-                           out.vllm,   out.pd,       out.vllmTp,    out.pipeTp};
+  // The DP-attention routing a KV-aware router does (Dynamo's cost), and
+  // 2P2D without the decode side's pre-allocation handshake.
+  if (pipe) {
+    ServingSystem routed = *pipe;
+    routed.serving.policy.routing = DpRouting::KvAware;
+    routed.serving.policy.routingOverlapWeight = kDynamoOverlapWeight;
+    out.pipeKvRouted = run("  sensitivity: PipeSwift, KV-aware routing", w,
+                           Result<ServingSystem>::ok(routed));
+  }
+  auto pd = pdDisaggregatedSystem(m, w, kChips);
+  if (pd) {
+    ServingSystem loose = *pd;
+    loose.transfer.preallocate = false;
+    out.pdNoPrealloc = run("  sensitivity: 2P2D, no KV pre-allocation", w,
+                           Result<ServingSystem>::ok(loose));
+  }
+  std::vector<Row> rows = {out.pipe32,      out.pipeBest, out.wideDelay,
+                           out.wide,        out.vllm,     out.pd,
+                           out.vllmTp,      out.pipeTp,   out.pipeKvRouted,
+                           out.pdNoPrealloc};
   printTable(rows, out.pipe32);
   printProfile(rows);
+  balanceTable(name, out);
   // Speedups of PipeSwift (I = 32 and the planner's I) beside the paper's.
   const PaperRange ranges[] = {{"wide EP16 + prefill delay", 1.21, 1.45},
                                {"wide EP16 (prefill-first)", 0, 1.86},

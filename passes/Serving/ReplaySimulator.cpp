@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <queue>
 
@@ -21,6 +22,8 @@ struct PendingTurn {
   int64_t task = 0;
   int64_t turn = 0;
   bool prefilled = false;
+  bool granted = false; // PD: its decode-side pages are pre-allocated
+  double asked = 0;     // PD: when it first asked for them
 };
 struct LaterTurn {
   bool operator()(const PendingTurn &a, const PendingTurn &b) const {
@@ -76,6 +79,7 @@ public:
         back.emplace_back(s.decode);
     linkFree.assign(
         front.size() * size_t(std::max<int64_t>(1, s.transfer.lanes)), 0.0);
+    preallocQueue.resize(front.size());
     size_t stages = size_t(std::max<int64_t>(
         1, std::max(s.serving.policy.stages,
                     s.disaggregated ? s.decode.policy.stages : 0)));
@@ -93,12 +97,16 @@ private:
   double runDecode(Instance &in, const Decision &d, double now);
   void turnDone(int64_t task, int64_t turn, int64_t instance, double finish);
   void handOff(int64_t unit, int64_t task, int64_t turn, double prefillEnd);
+  void grant(int64_t unit, double now, bool intoScheduler);
 
   const AgentWorkload &workload;
   const ServingSystem &system;
   const ReplayOptions &options;
   std::vector<Instance> front, back; // colocated or prefill; decode
   std::vector<double> linkFree;      // PD units' KV lanes, unit-major
+  /// PD units' turns waiting for their decode-side pre-allocation, in
+  /// arrival order.
+  std::vector<std::deque<PendingTurn>> preallocQueue;
   std::vector<TaskState> tasks;
   int64_t nextTask = 0, finishedTasks = 0;
   double waveStart = 0; // after the flush, of the wave run last
@@ -161,6 +169,45 @@ void Replayer::handOff(int64_t unit, int64_t task, int64_t turn,
                         std::to_string(link.timeout) + " s timeout";
   }
   back[size_t(unit)].pending.push({end, task, turn, true});
+}
+
+void Replayer::grant(int64_t unit, double now, bool intoScheduler) {
+  // First come, first served: the head of the queue blocks the rest, as
+  // SGLang's pre-allocation loop stops at the first request that does not
+  // fit.
+  std::deque<PendingTurn> &queue = preallocQueue[size_t(unit)];
+  Instance &decodeSide = back[size_t(unit)];
+  Instance &prefillSide = front[size_t(unit)];
+  while (!queue.empty()) {
+    PendingTurn p = queue.front();
+    const AgentTurn &data =
+        workload.tasks[size_t(p.task)].turns[size_t(p.turn)];
+    if (!decodeSide.sched.preallocate(p.task, data.promptTokens())) {
+      if (decodeSide.sched.holdsNothing() && error.empty())
+        error = "task " + num(p.task) + " turn " + num(p.turn + 1) + " needs " +
+                num(data.promptTokens()) +
+                " tokens of KV pre-allocated, more than decode instance " +
+                num(unit) + " can hold";
+      return;
+    }
+    queue.pop_front();
+    ++result.preallocations;
+    result.preallocWaitSeconds += now - p.asked;
+    p.granted = true;
+    if (intoScheduler) {
+      TurnArrival a;
+      a.task = p.task;
+      a.turn = p.turn;
+      a.time = p.time;
+      a.data = &data;
+      a.lastTurn =
+          p.turn + 1 == int64_t(workload.tasks[size_t(p.task)].turns.size());
+      prefillSide.sched.arrive(a);
+    } else {
+      p.time = std::max(p.time, now);
+      prefillSide.pending.push(p);
+    }
+  }
 }
 
 double Replayer::drain(Instance &in, double now) {
@@ -237,11 +284,20 @@ double Replayer::runDecode(Instance &in, const Decision &d, double now) {
 void Replayer::step(Instance &in, int64_t index, bool decodeSide) {
   double now = in.nextTime();
   in.clock = now;
+  const bool preallocates =
+      system.disaggregated && system.transfer.preallocate && !decodeSide;
   while (!in.pending.empty() && in.pending.top().time <= now) {
     PendingTurn p = in.pending.top();
     in.pending.pop();
     const AgentTask &task = workload.tasks[size_t(p.task)];
-    if (!decodeSide)
+    if (preallocates && !p.granted) {
+      // Its prefill waits until the decode side has reserved its KV.
+      tasks[size_t(p.task)].arrival = p.time;
+      p.asked = now;
+      preallocQueue[size_t(index)].push_back(p);
+      continue;
+    }
+    if (!decodeSide && !p.granted)
       tasks[size_t(p.task)].arrival = p.time;
     TurnArrival a;
     a.task = p.task;
@@ -252,6 +308,8 @@ void Replayer::step(Instance &in, int64_t index, bool decodeSide) {
     a.prefilled = p.prefilled;
     in.sched.arrive(a);
   }
+  if (preallocates)
+    grant(index, now, /*intoScheduler=*/true);
   const Decision &d = in.sched.decide();
   if (!in.sched.error().empty()) {
     error = in.sched.error();
@@ -286,6 +344,9 @@ void Replayer::step(Instance &in, int64_t index, bool decodeSide) {
     else
       turnDone(r.task, r.turn, index, finish);
   }
+  // Pages the decode side freed go to the turns waiting for them.
+  if (decodeSide && system.transfer.preallocate)
+    grant(index, in.clock, /*intoScheduler=*/false);
 }
 
 Result<ReplayResult> Replayer::run() {
@@ -348,6 +409,7 @@ Result<ReplayResult> Replayer::run() {
       s.decodeRequestSteps += c.decodeRequestSteps;
       s.decodeTokens += c.decodeTokens;
       s.peakPagesUsed = std::max(s.peakPagesUsed, c.peakPagesUsed);
+      s.rankMoves += c.rankMoves;
     }
   result.metrics = summarizeTurns(result.turns, workload.tasks, finishedTasks);
   if (result.counters.promptTokens > 0)

@@ -32,7 +32,14 @@
 // transfer at a time; the reference's baseline re-sends the full KV every
 // turn), and decoded there. A transfer that ends more than `timeout`
 // seconds after its prefill stops the run as not completed, as the
-// paper's 2P2D cells that hit KV-transfer timeouts did not finish.
+// paper's 2P2D cells that hit KV-transfer timeouts did not finish. With
+// transfer.preallocate, a turn that arrives at a unit first asks its
+// decode instance to pre-allocate its prompt's pages
+// (WaveScheduler::preallocate); the prefill instance takes it only once
+// granted. Requests are granted in arrival order, the first refused one
+// blocking the rest, when the prefill instance steps and after every step
+// of the decode instance (whose freed pages go to them); a prompt the empty
+// decode instance cannot hold is an error.
 //
 // Metrics: overall JCT (the makespan: the last task's finish, time 0 being
 // the start), turn-level JCT (a turn's finish minus its arrival, so waiting
@@ -79,6 +86,10 @@ struct KvTransferModel {
   int64_t lanes = 1;
   double latency = 0; // seconds per transfer
   double timeout = 0; // seconds from prefill end; 0 = none
+  /// The decode side reserves a turn's prompt pages before its prefill may
+  /// start (SGLang's PD: the prefill waits for the decode side's
+  /// pre-allocation handshake).
+  bool preallocate = false;
 };
 
 /// A serving system: one colocated pool, or a prefill and a decode pool
@@ -146,6 +157,11 @@ struct ReplayResult {
   double prefillBusiestQuadratic = 0;
   int64_t kvTransfers = 0;
   double kvTransferBytes = 0;
+  /// PD with pre-allocation: turns granted, and the seconds they waited
+  /// for it in all, from when the prefill side could first have taken them
+  /// (part of their queueing).
+  int64_t preallocations = 0;
+  double preallocWaitSeconds = 0;
   std::vector<TurnRecord> turns; // in finish order
 };
 

@@ -275,6 +275,7 @@ Result<ServingSystem> pdDisaggregatedSystem(const ServingModel &model,
   s.transfer.lanes = ep;
   s.transfer.latency = kKvTransferLatency;
   s.transfer.timeout = timeoutSeconds;
+  s.transfer.preallocate = true;
   s.chips = 2 * chipsPerSide;
   return R::ok(std::move(s));
 }

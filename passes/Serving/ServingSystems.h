@@ -35,7 +35,9 @@
 //    the whole context's KV (all layers, bf16) is re-sent every turn through
 //    the request's DP rank's NIC (one lane per rank, 1 ms of handshake per
 //    transfer); transfers that end more than 300 s after their prefill fail
-//    the run (SGLANG_DISAGGREGATION_WAITING_TIMEOUT's default).
+//    the run (SGLANG_DISAGGREGATION_WAITING_TIMEOUT's default). A turn's
+//    prefill waits for the decode side's KV pre-allocation (its prompt plus
+//    512 tokens, 512 kept per request held: SGLang's decode PreallocQueue).
 // Memory: every system runs at the paper's memory utilisation 0.8, each in
 // its runtime's reading (ServingLayout.h): the SGLang systems and PipeSwift
 // (whose runtime is built from the same parts, DeepEP and DP-attention, and

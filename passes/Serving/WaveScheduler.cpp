@@ -46,6 +46,10 @@ std::string checkSchedulerPolicy(const SchedulerPolicy &p) {
     return "the wave interval (" + num(p.waveInterval) + ") must be >= 1";
   if (p.admitEarlyAt < 0 || p.maxWaveTokens < 0 || p.maxMicroBatchTokens < 0)
     return "wave limits must not be negative";
+  if (p.reservedDecodeTokens < 0)
+    return "reserved decode tokens must not be negative";
+  if (!(p.routingOverlapWeight >= 0) || !std::isfinite(p.routingOverlapWeight))
+    return "the routing overlap weight must be finite and >= 0";
   if (p.pageTokens < 1 || p.kvPages < 1)
     return "the KV cache needs at least one page of at least one token";
   if (p.attentionRanks < 0 || p.attentionRanks > 4096)
@@ -109,24 +113,18 @@ void WaveScheduler::acceptArrivals() {
     r.turn = a.turn;
     r.data = a.data;
     r.lastTurn = a.lastTurn;
-    if (policy.attentionRanks > 0) {
-      auto pinned = taskRank.find(a.task);
-      if (pinned == taskRank.end()) {
-        // A new task goes to the rank with the fewest tasks (ties: the
-        // lower rank) and stays there: its KV lives on that rank.
-        int64_t best = 0;
-        for (size_t k = 1; k < rankTasks.size(); ++k)
-          if (rankTasks[k] < rankTasks[size_t(best)])
-            best = int64_t(k);
-        pinned = taskRank.emplace(a.task, best).first;
-        ++rankTasks[size_t(best)];
-      }
-      r.rank = pinned->second;
-    }
+    if (policy.attentionRanks > 0)
+      r.rank = routeToRank(a);
     const int64_t prompt = a.data->promptTokens();
     if (policy.role == InstanceRole::DecodeOnly || a.prefilled) {
       r.cached = prompt;
       r.generated = 1;
+      // Pages pre-allocated for it before its prefill are its own now.
+      auto held = preallocated.find(a.task);
+      if (held != preallocated.end()) {
+        r.pages = held->second;
+        preallocated.erase(held);
+      }
     } else {
       int64_t keptTokens = 0;
       auto it = kept.find(a.task);
@@ -498,6 +496,89 @@ int64_t WaveScheduler::emitted(const Request &r) const {
                 std::floor(n * meanAccepted));
   }
   return std::clamp<int64_t>(a, 1, cap);
+}
+
+bool WaveScheduler::preallocate(int64_t task, int64_t promptTokens) {
+  if (preallocated.count(task))
+    return true;
+  // SGLang's decode side: free tokens less reservedDecodeTokens for every
+  // request it holds must cover the prompt plus that reserve once more.
+  const int64_t held = decoding + int64_t(waiting.size()) +
+                       int64_t(inbox.size()) + int64_t(preallocated.size());
+  const int64_t allocatable =
+      free * policy.pageTokens - policy.reservedDecodeTokens * held;
+  if (promptTokens + policy.reservedDecodeTokens > allocatable)
+    return false;
+  const int64_t pages = pagesFor(promptTokens);
+  take(pages);
+  preallocated.emplace(task, pages);
+  return true;
+}
+
+bool WaveScheduler::holdsNothing() const {
+  return idle() && preallocated.empty() && free == policy.kvPages;
+}
+
+int64_t WaveScheduler::routeToRank(const TurnArrival &a) {
+  auto pinned = taskRank.find(a.task);
+  if (policy.routing == DpRouting::PinnedByTaskCount) {
+    if (pinned == taskRank.end()) {
+      // A new task goes to the rank with the fewest tasks (ties: the lower
+      // rank) and stays there: its KV lives on that rank.
+      int64_t best = 0;
+      for (size_t k = 1; k < rankTasks.size(); ++k)
+        if (rankTasks[k] < rankTasks[size_t(best)])
+          best = int64_t(k);
+      pinned = taskRank.emplace(a.task, best).first;
+      ++rankTasks[size_t(best)];
+    }
+    return pinned->second;
+  }
+  // KV-aware: the rank of least w * (prompt tokens to prefill there) +
+  // (tokens of the requests in flight there); only the task's own rank
+  // holds its prefix. Ties: the task's rank, then the lower rank.
+  const size_t ranks = rankTasks.size();
+  rankKv.assign(ranks, 0);
+  for (int64_t id : waiting) {
+    const Request &q = requests[size_t(id)];
+    rankKv[size_t(q.rank)] += q.context();
+  }
+  for (const std::vector<int64_t> &b : buckets)
+    for (int64_t id : b) {
+      const Request &q = requests[size_t(id)];
+      rankKv[size_t(q.rank)] += q.context();
+    }
+  const int64_t current = pinned == taskRank.end() ? -1 : pinned->second;
+  const int64_t prompt = a.data->promptTokens();
+  int64_t overlap = 0;
+  if (current >= 0 && policy.role != InstanceRole::DecodeOnly && !a.prefilled) {
+    auto it = kept.find(a.task);
+    if (it != kept.end())
+      overlap = std::min(a.data->cachedTokens, it->second.tokens);
+  }
+  auto cost = [&](int64_t k) {
+    double fresh = double(prompt - (k == current ? overlap : 0));
+    return policy.routingOverlapWeight * fresh + double(rankKv[size_t(k)]);
+  };
+  int64_t best = current >= 0 ? current : 0;
+  for (int64_t k = 0; k < int64_t(ranks); ++k)
+    if (cost(k) < cost(best))
+      best = k;
+  if (best == current)
+    return current;
+  if (current >= 0) {
+    // The task moves: the prefix it left behind is of no use to it.
+    auto it = kept.find(a.task);
+    if (it != kept.end()) {
+      release(it->second.pages);
+      kept.erase(it);
+    }
+    --rankTasks[size_t(current)];
+    ++stats.rankMoves;
+  }
+  taskRank[a.task] = best;
+  ++rankTasks[size_t(best)];
+  return best;
 }
 
 void WaveScheduler::leaveRank(const Request &r) {

@@ -92,6 +92,19 @@
 //    square-root rule's K, and repartitioning is plain LPT by KV length.
 //    The KV pages stay one pool per instance (as if each rank's share of
 //    the tasks fit its own pool).
+//  - DpRouting::KvAware instead places every turn on the rank of least
+//    w x (prompt tokens it would prefill there) + (context tokens of the
+//    requests waiting or decoding there), w = routingOverlapWeight (NVIDIA
+//    Dynamo's KV-router cost, kv-overlap-score-weight default 1); only the
+//    task's own rank holds its kept prefix. Ties: the task's rank, then
+//    the lower. A turn that moves drops its kept prefix (its pages are
+//    freed) and prefills its whole prompt; counters().rankMoves counts it.
+//  - Pre-allocation (DecodeOnly, for PD): preallocate() reserves a turn's
+//    prompt pages before it is prefilled elsewhere when the free tokens,
+//    less reservedDecodeTokens per request held (decoding, waiting,
+//    arriving or pre-allocated), cover the prompt plus reservedDecodeTokens
+//    (SGLang's disaggregation/decode.py); the turn's arrival takes the
+//    pages over.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PLEXUS_PASSES_SERVING_WAVESCHEDULER_H
@@ -111,6 +124,7 @@ namespace plexus::serving {
 enum class InstanceRole { Colocated, PrefillOnly, DecodeOnly };
 enum class WaveClock { SinceLastWave, SinceFirstWaiting };
 enum class DecodePartitioning { KvBalanced, StaticByCount };
+enum class DpRouting { PinnedByTaskCount, KvAware };
 
 /// How an instance schedules. Defaults are PipeSwift's (I = 32, sqrt-rule
 /// micro-batches, KV-balanced repartitioning).
@@ -134,6 +148,13 @@ struct SchedulerPolicy {
   /// DP-attention ranks a task's attention is pinned to (see above); 0 =
   /// not modelled (TP attention, or a cost model without ranks).
   int64_t attentionRanks = 0;
+  DpRouting routing = DpRouting::PinnedByTaskCount;
+  /// KvAware: weight of the prompt tokens a rank would prefill against the
+  /// tokens in flight on it (Dynamo's kv-overlap-score-weight, default 1).
+  double routingOverlapWeight = 1.0;
+  /// DecodeOnly with pre-allocation: decode tokens kept free per request
+  /// held (SGLang's num_reserved_decode_tokens, default 512).
+  int64_t reservedDecodeTokens = 512;
 };
 
 /// Problems with a policy; empty when valid.
@@ -193,6 +214,7 @@ struct SchedulerCounters {
   int64_t decodeRequestSteps = 0; // sum over rounds of requests decoding
   int64_t decodeTokens = 0;       // tokens those steps emitted
   int64_t peakPagesUsed = 0;
+  int64_t rankMoves = 0; // turns routed away from their task's rank
 };
 
 class WaveScheduler {
@@ -208,6 +230,15 @@ public:
 
   /// The step decided last has run. Returns the turns it finished.
   const std::vector<StepCompletion> &complete();
+
+  /// DecodeOnly: reserves the pages of a turn's prompt before the turn is
+  /// prefilled elsewhere (SGLang's decode pre-allocation, which must
+  /// succeed before the prefill side may start it). False when they do not
+  /// fit now; the turn's arrival later takes them over.
+  bool preallocate(int64_t task, int64_t promptTokens);
+  /// Nothing held: no request, no pre-allocation, every page free (a
+  /// refused pre-allocation then never succeeds).
+  bool holdsNothing() const;
 
   /// Set when a turn can never fit the instance's KV cache.
   const std::string &error() const { return failure; }
@@ -266,6 +297,7 @@ private:
   void repartition();
   void fillDecodeBatches();
   void finishRequest(int64_t id);
+  int64_t routeToRank(const TurnArrival &a);
   void leaveRank(const Request &r);
   int64_t emitted(const Request &r) const;
 
@@ -279,6 +311,7 @@ private:
   std::map<int64_t, int64_t> taskRank;       // DP-attention rank by task
   std::vector<int64_t> rankTasks;            // tasks pinned to each rank
   std::vector<int64_t> rankKv;               // scratch: KV per rank
+  std::map<int64_t, int64_t> preallocated;   // DecodeOnly: pages by task
   int64_t decoding = 0;
   int64_t free = 0;
   int64_t admissions = 0;

@@ -301,3 +301,48 @@ TEST(ReplaySimulator, DeterministicAndChecked) {
   ASSERT_TRUE(stopped);
   EXPECT_FALSE(stopped->completed);
 }
+
+TEST(ReplaySimulator, DisaggregatedPrefillWaitsForTheDecodeSidesPreallocation) {
+  // Two single-turn tasks of 10 prompt tokens and 3 output tokens arrive at
+  // 0. The decode side has 2 pages of 16 tokens and keeps 4 tokens free per
+  // request it holds: A's pre-allocation needs 10 + 4 <= 32 and takes one
+  // page; B's then needs 14 > 16 - 4 x 1 and waits. A: prefill [0, 1], KV
+  // [1, 2], rounds [2, 2.5] and [2.5, 3]. Its pages free at 3, so B is
+  // granted then: prefill [3, 4], KV [4, 5], rounds to 6. Without the
+  // pre-allocation both prefill in [0, 1] and B finishes at 4.
+  AgentWorkload w;
+  w.concurrency = 2;
+  w.tasks = {task("A", {turn(0, 10, 3)}), task("B", {turn(0, 10, 3)})};
+  ServingSystem s;
+  s.disaggregated = true;
+  s.serving = linearSystem(1, handCosts(), handPolicy()).serving;
+  s.serving.policy.role = InstanceRole::PrefillOnly;
+  s.decode = linearSystem(1, handCosts(), handPolicy(2)).serving;
+  s.decode.policy.role = InstanceRole::DecodeOnly;
+  s.decode.policy.reservedDecodeTokens = 4;
+  s.transfer.bytesPerToken = 1;
+  s.transfer.bandwidth = 10;
+  s.transfer.preallocate = true;
+  auto r = replay(w, s);
+  ASSERT_TRUE(r) << r.error;
+  ASSERT_TRUE(r->completed);
+  EXPECT_DOUBLE_EQ(find(*r, 0, 0)->finish, 3.0);
+  EXPECT_DOUBLE_EQ(find(*r, 1, 0)->arrival, 0.0);
+  EXPECT_DOUBLE_EQ(find(*r, 1, 0)->admitted, 3.0);
+  EXPECT_DOUBLE_EQ(find(*r, 1, 0)->finish, 6.0);
+  EXPECT_EQ(r->preallocations, 2);
+  EXPECT_DOUBLE_EQ(r->preallocWaitSeconds, 3.0);
+  s.transfer.preallocate = false;
+  auto free = replay(w, s);
+  ASSERT_TRUE(free) << free.error;
+  EXPECT_DOUBLE_EQ(find(*free, 1, 0)->admitted, 0.0);
+  EXPECT_DOUBLE_EQ(find(*free, 1, 0)->finish, 4.0);
+  EXPECT_EQ(free->preallocations, 0);
+  // A prompt the empty decode side cannot pre-allocate is an error, not a
+  // hang.
+  s.transfer.preallocate = true;
+  w.tasks[1].turns[0].newTokens = 40;
+  auto big = replay(w, s);
+  EXPECT_FALSE(big);
+  EXPECT_NE(big.error.find("pre-allocated"), std::string::npos) << big.error;
+}

@@ -550,3 +550,72 @@ TEST(WaveScheduler, RankAwareWavesKeepRanksParallel) {
     EXPECT_EQ(b.maxQuadratic, 1e6); // one turn per rank
   }
 }
+
+TEST(WaveScheduler, KvAwareRoutingWeighsThePrefillAgainstTheLoad) {
+  // Two ranks, Dynamo's cost: w x (prompt tokens to prefill on the rank) +
+  // (tokens in flight there). C (1000 tokens, long output) goes to rank 0;
+  // B (1000, one token): 1000 + 1000 on rank 0 against 1000 on rank 1, so
+  // rank 1; A (100, one token): 100 + 1000 on either, so the lower, rank 0.
+  // The wave finishes A and B; C decodes with 1001 tokens on rank 0. A's
+  // second turn (101 cached, 12 new): staying costs 12 + 1001, moving to the
+  // idle rank 1 costs 113, so it moves and prefills all 113 tokens. With
+  // w = 100 staying (1200 + 1001) beats moving (11300): it prefills 12.
+  std::vector<AgentTask> tasks = {
+      task("C", {turn(0, 1000, 50)}), task("B", {turn(0, 1000, 1)}),
+      task("A", {turn(0, 100, 1), turn(101, 12, 1)})};
+  auto secondWaveTokens = [&](DpRouting routing, double w, int64_t &moves) {
+    SchedulerPolicy p = policyOf(1, 1, 1000);
+    p.attentionRanks = 2;
+    p.routing = routing;
+    p.routingOverlapWeight = w;
+    WaveScheduler s(p);
+    for (int64_t t = 0; t < 3; ++t)
+      s.arrive(arrival(tasks, t, 0));
+    EXPECT_EQ(s.decide().kind, StepKind::Wave);
+    EXPECT_EQ(s.complete().size(), 2u); // A and B
+    s.arrive(arrival(tasks, 2, 1));
+    for (int i = 0; i < 100; ++i) {
+      const Decision &d = s.decide();
+      if (d.kind == StepKind::Wave) {
+        moves = s.counters().rankMoves;
+        return d.prefill[0].tokens;
+      }
+      s.complete();
+    }
+    return int64_t(-1);
+  };
+  int64_t moves = -1;
+  EXPECT_EQ(secondWaveTokens(DpRouting::KvAware, 1.0, moves), 113);
+  EXPECT_EQ(moves, 1);
+  EXPECT_EQ(secondWaveTokens(DpRouting::KvAware, 100.0, moves), 12);
+  EXPECT_EQ(moves, 0);
+  // Pinned (the default): A's turn stays with its prefix.
+  EXPECT_EQ(secondWaveTokens(DpRouting::PinnedByTaskCount, 1.0, moves), 12);
+  EXPECT_EQ(moves, 0);
+}
+
+TEST(WaveScheduler, DecodePreallocationKeepsTheReservePerRequest) {
+  // 10 pages of 16 tokens, 16 tokens kept per request held. A 100-token
+  // prompt: 100 + 16 <= 160, 7 pages taken (3 free). A 10-token prompt:
+  // 10 + 16 <= 48 - 16, 1 page (2 free). Another: 26 > 32 - 32, refused.
+  SchedulerPolicy p = policyOf(1, 1, 10);
+  p.role = InstanceRole::DecodeOnly;
+  p.reservedDecodeTokens = 16;
+  WaveScheduler s(p);
+  EXPECT_TRUE(s.holdsNothing());
+  EXPECT_TRUE(s.preallocate(0, 100));
+  EXPECT_EQ(s.freePages(), 3);
+  EXPECT_TRUE(s.preallocate(1, 10));
+  EXPECT_EQ(s.freePages(), 2);
+  EXPECT_FALSE(s.preallocate(2, 10));
+  EXPECT_EQ(s.freePages(), 2);
+  EXPECT_FALSE(s.holdsNothing());
+  // Task 0's turn arrives with its KV: it owns the 7 pages, and its first
+  // step (101 tokens + 1) needs no more.
+  std::vector<AgentTask> tasks = {task("A", {turn(0, 100, 5)})};
+  TurnArrival a = arrival(tasks, 0, 0);
+  a.prefilled = true;
+  s.arrive(a);
+  EXPECT_EQ(s.decide().kind, StepKind::Decode);
+  EXPECT_EQ(s.freePages(), 2);
+}
