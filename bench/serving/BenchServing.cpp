@@ -296,8 +296,8 @@ WorkloadRun runWorkload(const char *name, const ServingModel &m,
                  wideEpSystem(m, w, kChips, false));
   out.vllm = run("vLLM-like PP2xEP8 (same layout, no MTP)", w,
                  vllmPp2System(m, w, kChips));
-  out.pd = run("SGLang 2P2D (EP16 + EP16, 128 GPUs)", w,
-               pdDisaggregatedSystem(m, w, kChips));
+  auto pd = pdDisaggregatedSystem(m, w, kChips);
+  out.pd = run("SGLang 2P2D (EP16 + EP16, 128 GPUs)", w, pd);
   out.vllmTp = run("  sensitivity: vLLM-like PP2, TP attention", w,
                    vllmPp2System(m, w, kChips, 2, 8, false));
   ServingLayout tp;
@@ -316,7 +316,6 @@ WorkloadRun runWorkload(const char *name, const ServingModel &m,
     out.pipeKvRouted = run("  sensitivity: PipeSwift, KV-aware routing", w,
                            Result<ServingSystem>::ok(routed));
   }
-  auto pd = pdDisaggregatedSystem(m, w, kChips);
   if (pd) {
     ServingSystem loose = *pd;
     loose.transfer.preallocate = false;

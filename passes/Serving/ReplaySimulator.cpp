@@ -43,7 +43,7 @@ struct Instance {
 
   /// When this instance next has something to do.
   double nextTime() const {
-    if (!sched.idle())
+    if (!sched.idle() && !blocked)
       return clock;
     return pending.empty() ? kNever : std::max(clock, pending.top().time);
   }
@@ -55,6 +55,9 @@ struct Instance {
   std::vector<double> mbReady;   // when each decode micro-batch may go again
   std::vector<double> mbEnd;     // when each micro-batch of the last step left
   double clock = 0;              // time of the next decision
+  /// PD decode side: its waiting requests need pages pre-allocated for
+  /// turns still on their way; it sleeps until one of them arrives.
+  bool blocked = false;
   std::priority_queue<PendingTurn, std::vector<PendingTurn>, LaterTurn> pending;
   int64_t activeTasks = 0;
 };
@@ -98,6 +101,7 @@ private:
   void turnDone(int64_t task, int64_t turn, int64_t instance, double finish);
   void handOff(int64_t unit, int64_t task, int64_t turn, double prefillEnd);
   void grant(int64_t unit, double now, bool intoScheduler);
+  TurnArrival arrivalOf(const PendingTurn &p) const;
 
   const AgentWorkload &workload;
   const ServingSystem &system;
@@ -147,6 +151,9 @@ void Replayer::handOff(int64_t unit, int64_t task, int64_t turn,
                        double prefillEnd) {
   const AgentTurn &data = workload.tasks[size_t(task)].turns[size_t(turn)];
   if (data.outputTokens <= 1) {
+    // Done on the prefill side: the decode side's reservation is not used.
+    if (system.transfer.preallocate)
+      back[size_t(unit)].sched.cancelPreallocation(task);
     turnDone(task, turn, unit, prefillEnd);
     return;
   }
@@ -169,6 +176,18 @@ void Replayer::handOff(int64_t unit, int64_t task, int64_t turn,
                         std::to_string(link.timeout) + " s timeout";
   }
   back[size_t(unit)].pending.push({end, task, turn, true});
+}
+
+TurnArrival Replayer::arrivalOf(const PendingTurn &p) const {
+  const AgentTask &task = workload.tasks[size_t(p.task)];
+  TurnArrival a;
+  a.task = p.task;
+  a.turn = p.turn;
+  a.time = p.time;
+  a.data = &task.turns[size_t(p.turn)];
+  a.lastTurn = p.turn + 1 == int64_t(task.turns.size());
+  a.prefilled = p.prefilled;
+  return a;
 }
 
 void Replayer::grant(int64_t unit, double now, bool intoScheduler) {
@@ -195,14 +214,7 @@ void Replayer::grant(int64_t unit, double now, bool intoScheduler) {
     result.preallocWaitSeconds += now - p.asked;
     p.granted = true;
     if (intoScheduler) {
-      TurnArrival a;
-      a.task = p.task;
-      a.turn = p.turn;
-      a.time = p.time;
-      a.data = &data;
-      a.lastTurn =
-          p.turn + 1 == int64_t(workload.tasks[size_t(p.task)].turns.size());
-      prefillSide.sched.arrive(a);
+      prefillSide.sched.arrive(arrivalOf(p));
     } else {
       p.time = std::max(p.time, now);
       prefillSide.pending.push(p);
@@ -289,7 +301,6 @@ void Replayer::step(Instance &in, int64_t index, bool decodeSide) {
   while (!in.pending.empty() && in.pending.top().time <= now) {
     PendingTurn p = in.pending.top();
     in.pending.pop();
-    const AgentTask &task = workload.tasks[size_t(p.task)];
     if (preallocates && !p.granted) {
       // Its prefill waits until the decode side has reserved its KV.
       tasks[size_t(p.task)].arrival = p.time;
@@ -299,14 +310,8 @@ void Replayer::step(Instance &in, int64_t index, bool decodeSide) {
     }
     if (!decodeSide && !p.granted)
       tasks[size_t(p.task)].arrival = p.time;
-    TurnArrival a;
-    a.task = p.task;
-    a.turn = p.turn;
-    a.time = p.time;
-    a.data = &task.turns[size_t(p.turn)];
-    a.lastTurn = p.turn + 1 == int64_t(task.turns.size());
-    a.prefilled = p.prefilled;
-    in.sched.arrive(a);
+    in.blocked = false;
+    in.sched.arrive(arrivalOf(p));
   }
   if (preallocates)
     grant(index, now, /*intoScheduler=*/true);
@@ -316,7 +321,9 @@ void Replayer::step(Instance &in, int64_t index, bool decodeSide) {
     return;
   }
   if (d.kind == StepKind::Idle) {
-    if (!in.sched.idle())
+    if (decodeSide && in.sched.awaitsPreallocated())
+      in.blocked = true;
+    else if (!in.sched.idle())
       error = "instance " + num(index) + " has waiting turns but cannot run";
     return;
   }

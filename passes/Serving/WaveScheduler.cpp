@@ -357,8 +357,10 @@ void WaveScheduler::ensureGrowth() {
   while (free < need && dropWaitingPrefix(-1, need - free)) {
   }
   while (free < need) {
-    if (decoding <= 1) {
+    if (decoding <= 1 && preallocated.empty()) {
       // One request alone outgrows the cache: no schedule can run it.
+      // (Pages pre-allocated for turns on their way are not lost: the
+      // request waits for them to be used and freed.)
       for (const std::vector<int64_t> &b : buckets)
         if (!b.empty()) {
           const Request &only = requests[size_t(b.front())];
@@ -499,20 +501,35 @@ int64_t WaveScheduler::emitted(const Request &r) const {
 }
 
 bool WaveScheduler::preallocate(int64_t task, int64_t promptTokens) {
-  if (preallocated.count(task))
-    return true;
+  cancelPreallocation(task); // a turn's reservation never outlives it
   // SGLang's decode side: free tokens less reservedDecodeTokens for every
-  // request it holds must cover the prompt plus that reserve once more.
+  // request it holds must cover the prompt plus that reserve once more;
+  // requests waiting for pages (preempted ones) are served first, so what
+  // they still need is not allocatable either.
   const int64_t held = decoding + int64_t(waiting.size()) +
                        int64_t(inbox.size()) + int64_t(preallocated.size());
+  int64_t owed = 0;
+  for (int64_t id : waiting) {
+    const Request &r = requests[size_t(id)];
+    owed += std::max<int64_t>(0, pagesFor(r.cached + r.fresh + stepTokens()) -
+                                     r.pages);
+  }
   const int64_t allocatable =
-      free * policy.pageTokens - policy.reservedDecodeTokens * held;
+      (free - owed) * policy.pageTokens - policy.reservedDecodeTokens * held;
   if (promptTokens + policy.reservedDecodeTokens > allocatable)
     return false;
   const int64_t pages = pagesFor(promptTokens);
   take(pages);
   preallocated.emplace(task, pages);
   return true;
+}
+
+void WaveScheduler::cancelPreallocation(int64_t task) {
+  auto held = preallocated.find(task);
+  if (held == preallocated.end())
+    return;
+  release(held->second);
+  preallocated.erase(held);
 }
 
 bool WaveScheduler::holdsNothing() const {

@@ -236,6 +236,11 @@ public:
   /// succeed before the prefill side may start it). False when they do not
   /// fit now; the turn's arrival later takes them over.
   bool preallocate(int64_t task, int64_t promptTokens);
+  /// Frees a reservation whose turn will not come (it finished on the
+  /// prefill side); nothing when there is none.
+  void cancelPreallocation(int64_t task);
+  /// Pages are reserved for turns still on their way.
+  bool awaitsPreallocated() const { return !preallocated.empty(); }
   /// Nothing held: no request, no pre-allocation, every page free (a
   /// refused pre-allocation then never succeeds).
   bool holdsNothing() const;

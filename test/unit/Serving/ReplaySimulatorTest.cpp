@@ -346,3 +346,41 @@ TEST(ReplaySimulator, DisaggregatedPrefillWaitsForTheDecodeSidesPreallocation) {
   EXPECT_FALSE(big);
   EXPECT_NE(big.error.find("pre-allocated"), std::string::npos) << big.error;
 }
+
+TEST(ReplaySimulator, PreallocationSurvivesOneTokenTurnsAndPreemption) {
+  // A turn of one output token ends on the prefill side: its decode-side
+  // reservation is released, so B (after it, concurrency 1) is granted on
+  // an empty decode side. A: prefill [0, 1]; B: prefill [1, 2], KV free
+  // (1 GB/s), rounds [2, 2.5] and [2.5, 3].
+  ServingSystem s;
+  s.disaggregated = true;
+  s.serving = linearSystem(1, handCosts(), handPolicy()).serving;
+  s.serving.policy.role = InstanceRole::PrefillOnly;
+  s.decode = linearSystem(1, handCosts(), handPolicy(2)).serving;
+  s.decode.policy.role = InstanceRole::DecodeOnly;
+  s.decode.policy.reservedDecodeTokens = 4;
+  s.transfer.bytesPerToken = 1;
+  s.transfer.bandwidth = 1e9;
+  s.transfer.preallocate = true;
+  AgentWorkload one;
+  one.concurrency = 1;
+  one.tasks = {task("A", {turn(0, 10, 1)}), task("B", {turn(0, 10, 3)})};
+  auto r = replay(one, s);
+  ASSERT_TRUE(r) << r.error;
+  EXPECT_NEAR(r->metrics.overallJct, 3.0, 1e-6);
+  // Two long decodes and a 40-token turn on 4 decode pages, no reserve:
+  // growth preempts a request while C's pages are reserved; the preempted
+  // request waits for them (it is owed first) and every task finishes.
+  AgentWorkload tight;
+  tight.concurrency = 3;
+  tight.tasks = {task("A", {turn(0, 10, 40)}), task("B", {turn(0, 10, 40)}),
+                 task("C", {turn(0, 40, 3)})};
+  s.decode.policy.kvPages = 4;
+  s.decode.policy.reservedDecodeTokens = 0;
+  auto t = replay(tight, s);
+  ASSERT_TRUE(t) << t.error;
+  EXPECT_TRUE(t->completed);
+  EXPECT_EQ(t->metrics.tasks, 3);
+  EXPECT_EQ(t->preallocations, 3);
+  EXPECT_GE(t->counters.preemptions, 1);
+}
