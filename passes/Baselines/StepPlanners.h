@@ -159,14 +159,21 @@ NamedPlan planStaticLayout(const TrainSetup &setup,
                            const step::GroupLayout &layout,
                            const prog::CommTimeFn &commTime);
 
+/// Model chunks per stage of the interleaved pipelines the baselines and
+/// the static search try beside plain 1F1B (Megatron-LM's interleaved
+/// schedule; 2 is the smallest interleaving and halves the bubble).
+constexpr int64_t kBaselineVirtualStages = 2;
+
 /// The baselines a report compares against, in this order: static-sp-<d>
 /// for every power-of-two d dividing the world and the heads; the fastest
 /// feasible Megatron tensor x context layout (tp a power of two within a
 /// node and dividing the heads, cp a power of two); the fastest feasible
 /// 1F1B pipeline (p a power of two from 2 up to min(layers, world / tp),
-/// tp as above), planned with ZeRO-1 as Megatron-LM does. Infeasible static
-/// SP degrees are kept with their error; a family with no feasible layout
-/// is kept with the error of its largest layout.
+/// tp as above); the fastest feasible interleaved 1F1B pipeline of the
+/// same degrees with kBaselineVirtualStages model chunks per stage (p times
+/// that at most the layers); both planned with ZeRO-1 as Megatron-LM does.
+/// Infeasible static SP degrees are kept with their error; a family with no
+/// feasible layout is kept with the error of its largest layout.
 std::vector<NamedPlan> standardBaselines(const TrainSetup &setup,
                                          const std::vector<int64_t> &lengths,
                                          const prog::CommTimeFn &commTime);

@@ -369,12 +369,22 @@ planJobStrategy(const baselines::TrainSetup &setup,
         step::GroupLayout layout{d, base.tp, base.cp, p};
         if (p == base.pp)
           layout.vpp = base.vpp;
-        baselines::NamedPlan plan =
-            baselines::planStaticLayout(s, lengths, layout, comm);
-        if (plan.ok())
-          feasible.push_back(std::move(plan));
-        else if (firstError.error.empty())
-          firstError = std::move(plan);
+        // A depth the planner chooses is also tried interleaved.
+        std::vector<step::GroupLayout> variants{layout};
+        if (dynamicPp && p > 1 &&
+            p * baselines::kBaselineVirtualStages <= setup.model.shape.layers) {
+          step::GroupLayout interleaved = layout;
+          interleaved.vpp = baselines::kBaselineVirtualStages;
+          variants.push_back(interleaved);
+        }
+        for (const step::GroupLayout &l : variants) {
+          baselines::NamedPlan plan =
+              baselines::planStaticLayout(s, lengths, l, comm);
+          if (plan.ok())
+            feasible.push_back(std::move(plan));
+          else if (firstError.error.empty())
+            firstError = std::move(plan);
+        }
       }
   // Fastest estimate first; ties keep the search order (smaller first).
   std::stable_sort(feasible.begin(), feasible.end(),
@@ -449,7 +459,8 @@ std::string strategyExcludes(plx::TrainOp train,
       fixed("pp " + std::to_string(depth), "pp", s.getPpDegree());
   }
   // Interleaving: a pipeline's model chunks per stage are fixed too.
-  if (!pipelined && depth > 1 && l.vpp != s.getVirtualStages())
+  if (!pipelined && depth > 1 && s.getPp() == plx::PpMode::static_ &&
+      l.vpp != s.getVirtualStages())
     fixed(l.vpp > 1 ? std::to_string(l.vpp) + " model chunks per stage"
                     : "plain 1F1B",
           "virtual_stages", s.getVirtualStages());

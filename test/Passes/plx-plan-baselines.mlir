@@ -1,8 +1,9 @@
 // plx-plan-baselines alone, with IR as its input: the placed 4-rank job of
 // Inputs/train-4.plx (4 heads, 2 KV heads, ZeRO-3), here over two steps.
 // The standard baselines, in report order: every Ulysses degree the heads
-// allow, the best Megatron tensor x context layout and the best 1F1B depth
-// (both with ZeRO-1, as Megatron runs; passes/Baselines/StepPlanners.h).
+// allow, the best Megatron tensor x context layout, the best 1F1B depth and
+// the best interleaved 1F1B pipeline (all with ZeRO-1, as Megatron runs;
+// passes/Baselines/StepPlanners.h).
 // On 4 ranks the best Megatron layout is tp1-cp2 and the best pipeline 4
 // stages deep (plxc-predict.test compares them). A baseline already in the
 // module (the unplanned one below) is replaced; no candidate is added.
@@ -15,11 +16,14 @@
 // CHECK: plan.step @job_step0_baseline2 index 0 world 4 {{.*}} strategy "static-sp-4" {{.*}} role baseline layout [4, 1, 1, 1] {
 // CHECK: plan.step @job_step0_baseline3 index 0 world 4 {{.*}} strategy "megatron-tp1-cp2" zero 1 {{.*}} role baseline layout [1, 1, 2, 1] {
 // CHECK: plan.step @job_step0_baseline4 index 0 world 4 {{.*}} strategy "pp4-tp1-1f1b" zero 1 {{.*}} role baseline layout [1, 1, 1, 4] {
-// CHECK-NOT: @job_step0_baseline5
+// The interleaved family: 4 layers allow pp 2 with two model chunks per
+// stage (pp 4 would need 8), tp 1 or 2; the faster is shown.
+// CHECK: plan.step @job_step0_baseline5 index 0 world 4 {{.*}} strategy "pp2-tp{{[12]}}-v2-1f1b" zero 1 {{.*}} role baseline layout [1, {{[12]}}, 1, 2, 2] {
+// CHECK-NOT: @job_step0_baseline6
 //
 // Step 1 plans its own batch with the layouts step 0 chose, in the same
 // order.
-// RUN: %python -c "import re, sys; t = open(sys.argv[1]).read(); f = lambda s: re.findall(r'@job_step%d_baseline\d+ index %d .*?strategy (\"[^\"]+\").*? layout (\[[^]]*\])' % (s, s), t); a, b = f(0), f(1); assert len(a) == 5 and a == b, (a, b); print('same layouts')" %t.mlir | FileCheck %s --check-prefix=STEPS
+// RUN: %python -c "import re, sys; t = open(sys.argv[1]).read(); f = lambda s: re.findall(r'@job_step%d_baseline\d+ index %d .*?strategy (\"[^\"]+\").*? layout (\[[^]]*\])' % (s, s), t); a, b = f(0), f(1); assert len(a) == 6 and a == b, (a, b); print('same layouts')" %t.mlir | FileCheck %s --check-prefix=STEPS
 // STEPS: same layouts
 //
 // A dynamic-pipeline job (Inputs/dpp-8.plx: sp 4 per stage, 2 stages,
@@ -29,10 +33,11 @@
 // baselines cannot hold its 16K-token sequences and say why.
 // RUN: plx-translate --import-plx %S/Inputs/dpp-8.plx | plx-opt -plx-instantiate -plx-place -plx-plan-baselines | FileCheck %s --check-prefix=DPP
 // DPP: plan.unplanned @dpp_step0_baseline0 index 0 job @dpp strategy "static-sp-1" role baseline reason "sequence 6 (16,384 tokens) needs
-// DPP: plan.step @dpp_step0_baseline6 {{.*}} strategy "flexsp-full-ckpt" checkpoint full {{.*}} role baseline layout [1, 1, 1, 1]
-// DPP: plan.step @dpp_step0_baseline7 {{.*}} strategy "packed-1f1b" {{.*}} role baseline layout [4, 1, 1, 2] checkpoint_label "{{[a-z]+}}"
+// DPP: plan.unplanned @dpp_step0_baseline6 index 0 job @dpp strategy "pp-tp-v2-1f1b" role baseline reason "none of the {{[0-9]+}} interleaved 1F1B pipeline layouts fits
+// DPP: plan.step @dpp_step0_baseline7 {{.*}} strategy "flexsp-full-ckpt" checkpoint full {{.*}} role baseline layout [1, 1, 1, 1]
+// DPP: plan.step @dpp_step0_baseline8 {{.*}} strategy "packed-1f1b" {{.*}} role baseline layout [4, 1, 1, 2] checkpoint_label "{{[a-z]+}}"
 // DPP-NEXT: plan.pipeline 0 stages 2 sp 4
-// DPP: plan.step @dpp_step0_baseline8 {{.*}} strategy "seq1f1b" {{.*}} role baseline layout [4, 1, 1, 2] checkpoint_label "uniform"
+// DPP: plan.step @dpp_step0_baseline9 {{.*}} strategy "seq1f1b" {{.*}} role baseline layout [4, 1, 1, 2] checkpoint_label "uniform"
 // DPP-NEXT: plan.pipeline 0 stages 2 sp 4
 //
 // RUN: not plx-opt %s -plx-plan-baselines=max-simulated-ranks=0 2>&1 | FileCheck %s --check-prefix=RANKS

@@ -572,6 +572,35 @@ TEST(StepPlanners, StandardBaselinesInOrder) {
       << plans[4].error;
 }
 
+TEST(StepPlanners, InterleavedPipelinesAreTheirOwnBaselineFamily) {
+  // 8 layers on 8 chips of one node: the plain family tries pp 2, 4, 8 (x
+  // tp 1, 2, 4); the interleaved one pp 2 and 4 with two model chunks per
+  // stage (pp x 2 <= 8). Its entry is the fastest of those it tries, each
+  // planned on its own, and it comes last.
+  TrainSetup s = tinySetup(8, 1'000'000'000);
+  s.model = tinyModel(0, cost::Checkpointing::Selective, /*layers=*/8);
+  std::vector<int64_t> lengths(32, 64);
+  std::vector<NamedPlan> plans = standardBaselines(s, lengths, freeComm);
+  ASSERT_FALSE(plans.empty());
+  const NamedPlan &last = plans.back();
+  ASSERT_TRUE(last.ok()) << last.name << ": " << last.error;
+  EXPECT_EQ(last.layout.vpp, kBaselineVirtualStages);
+  EXPECT_NE(last.name.find("-v2-1f1b"), std::string::npos) << last.name;
+  const NamedPlan &plain = plans[plans.size() - 2];
+  ASSERT_TRUE(plain.ok()) << plain.error;
+  EXPECT_EQ(plain.layout.vpp, 1);
+  TrainSetup zero1 = s;
+  zero1.model.zero = 1;
+  for (int64_t t : {1, 2, 4})
+    for (int64_t p : {2, 4}) {
+      GroupLayout l{1, t, 1, p};
+      l.vpp = 2;
+      NamedPlan other = planStaticLayout(zero1, lengths, l, freeComm);
+      if (other.ok())
+        EXPECT_LE(last.plan->seconds, other.plan->seconds) << other.name;
+    }
+}
+
 TEST(StepPlanners, StaticSpBaselinesRunZero3LikeDeepSpeedUlysses) {
   // A ZeRO-1 job still sees DeepSpeed-Ulysses the way it runs: ZeRO-3.
   TrainSetup s = tinySetup(8, 1'000'000'000, /*zero=*/1);
