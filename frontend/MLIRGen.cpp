@@ -206,7 +206,7 @@ private:
   void emit(const ServeSpec &s) {
     auto strategy = plx::ServeStrategyAttr::get(
         &context_, s.pp, s.ep, s.dpAttention, s.mtpDrafts, s.waveInterval,
-        s.memoryUtilization);
+        s.memoryUtilization, s.chooseAttention, s.kvAwareRouting);
     builder_.create<plx::ServeOp>(loc(s.loc), builder_.getStringAttr(s.name),
                                   FlatSymbolRefAttr::get(&context_, s.model),
                                   FlatSymbolRefAttr::get(&context_, s.workload),

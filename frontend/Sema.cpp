@@ -2054,12 +2054,14 @@ private:
     r.reportMissing();
     BlockReader s(*strategy, "strategy of serve '" + clip(decl.name) + "'",
                   strategyField ? strategyField->keyLoc : decl.nameLoc,
-                  {"pp", "ep", "dp_attention", "mtp", "wave_interval",
-                   "memory_utilization"},
+                  {"pp", "ep", "dp_attention", "dp_routing", "mtp",
+                   "wave_interval", "memory_utilization"},
                   diags_);
     auto pp = s.integer("pp", false, 1, 1 << 16);
     auto ep = s.integer("ep", false, 1, 1 << 16);
-    auto dpAttention = s.boolean("dp_attention");
+    auto dpAttention =
+        s.keyword("dp_attention", false, {"true", "false", "auto"});
+    auto dpRouting = s.keyword("dp_routing", false, {"pinned", "kv_aware"});
     auto mtp = s.integer("mtp", false, 0, 16);
     auto util =
         s.real("memory_utilization", false, Dimension::Count, 0.01, 1.0);
@@ -2073,7 +2075,16 @@ private:
     sv.model = model->name, sv.workload = work->name, sv.fabric = fab->name;
     sv.seed = seed.value_or(0);
     sv.pp = pp.value_or(1), sv.ep = ep.value_or(1);
-    sv.dpAttention = dpAttention.value_or(false);
+    sv.dpAttention = dpAttention && *dpAttention == "true";
+    sv.chooseAttention = dpAttention && *dpAttention == "auto";
+    sv.kvAwareRouting = dpRouting && *dpRouting == "kv_aware";
+    if (dpRouting && !sv.dpAttention && !sv.chooseAttention) {
+      s.error(s.valueLocOf("dp_routing"),
+              "dp_routing = " + *dpRouting +
+                  " places turns on DP-attention ranks; it needs "
+                  "dp_attention = true or auto");
+      return;
+    }
     sv.mtpDrafts = mtp.value_or(0);
     sv.waveInterval = wave;
     sv.memoryUtilization = util.value_or(0.8);

@@ -100,6 +100,8 @@ struct ServeSpec {
   int64_t seed = 0;
   int64_t pp = 1, ep = 1, mtpDrafts = 0, waveInterval = 0;
   bool dpAttention = false;
+  bool chooseAttention = false; // dp_attention = auto
+  bool kvAwareRouting = false;  // dp_routing = kv_aware
   double memoryUtilization = 0.8;
 };
 

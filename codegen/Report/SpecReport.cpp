@@ -528,7 +528,13 @@ static void printServePrediction(const json &job, std::ostream &os) {
   os << "  layout   " << l["instances"].get<int64_t>() << " x (pp "
      << l["pp"].get<int64_t>() << " x ep " << l["ep"].get<int64_t>()
      << (l["dp_attention"].get<bool>() ? ", DP-attention" : ", TP attention")
-     << ") on " << l["chips"].get<int64_t>() << " chips, layers per stage ";
+     << (l["dp_routing"].get<std::string>() == "kv_aware" ? " routed by KV load"
+                                                          : "")
+     << ") on " << l["chips"].get<int64_t>() << " chips"
+     << (l["attention_chosen"].get<bool>() ? " (attention chosen for the "
+                                             "workload)"
+                                           : "")
+     << ", layers per stage ";
   const json &layers = l["layers_per_stage"];
   for (size_t i = 0; i < layers.size(); ++i)
     os << (i ? "/" : "") << layers[i].get<int64_t>();

@@ -169,7 +169,11 @@ serving::ServingPlanRequest planRequestOf(plx::ServeOp serve,
   request.chips = serve.getJobChips(fabric);
   request.pp = s.getPp();
   request.ep = s.getEp();
-  request.dpAttention = s.getDpAttention() ? 1 : 0;
+  request.dpAttention =
+      s.getChooseAttention() ? -1 : (s.getDpAttention() ? 1 : 0);
+  request.routing = s.getKvAwareRouting()
+                        ? serving::DpRouting::KvAware
+                        : serving::DpRouting::PinnedByTaskCount;
   request.mtpDrafts = s.getMtpDrafts();
   request.waveInterval = s.getWaveInterval();
   return request;
@@ -241,6 +245,8 @@ predictServeJobs(ModuleOp module, const ServeOptions &options) {
     if (!plan)
       return serve.emitOpError("cannot plan the serve job: ") << plan.error;
     p.layout = plan->layout;
+    p.attentionChosen = request.dpAttention < 0;
+    p.routing = plan->system.serving.policy.routing;
     p.instances = plan->system.serving.instances;
     p.waveInterval = plan->waveInterval;
     p.intervalChosen = request.waveInterval == 0;
@@ -294,6 +300,10 @@ nlohmann::ordered_json servePredictionJson(const ServePrediction &p) {
   layout["pp"] = p.layout.pp;
   layout["ep"] = p.layout.ep;
   layout["dp_attention"] = p.layout.dpAttention;
+  layout["attention_chosen"] = p.attentionChosen;
+  layout["dp_routing"] = !p.layout.dpAttention                      ? "none"
+                         : p.routing == serving::DpRouting::KvAware ? "kv_aware"
+                                                                    : "pinned";
   layout["instances"] = p.instances;
   layout["chips"] = p.chips;
   layout["layers_per_stage"] = p.layout.stageLayers;
@@ -380,13 +390,35 @@ namespace plexus::servejob {
 namespace {
 /// Every key of servePredictionJson's objects, in an order that agrees
 /// with each object's.
-constexpr llvm::StringLiteral kServeKeyOrder[] = {
-    "infeasible", "layout", "pp", "ep", "dp_attention", "instances", "chips",
-    "layers_per_stage", "policy", "interval", "interval_chosen",
-    "mtp_drafts", "interval_sweep", "completed", "incomplete", "jct",
-    "overall_s", "turn_mean_s", "turn_p50_s", "turn_p90_s", "turn_p99_s",
-    "throughput_tokens_per_s", "tasks", "turns", "prefix_hit_rate",
-    "planner_time_s", "baselines"};
+constexpr llvm::StringLiteral kServeKeyOrder[] = {"infeasible",
+                                                  "layout",
+                                                  "pp",
+                                                  "ep",
+                                                  "dp_attention",
+                                                  "attention_chosen",
+                                                  "dp_routing",
+                                                  "instances",
+                                                  "chips",
+                                                  "layers_per_stage",
+                                                  "policy",
+                                                  "interval",
+                                                  "interval_chosen",
+                                                  "mtp_drafts",
+                                                  "interval_sweep",
+                                                  "completed",
+                                                  "incomplete",
+                                                  "jct",
+                                                  "overall_s",
+                                                  "turn_mean_s",
+                                                  "turn_p50_s",
+                                                  "turn_p90_s",
+                                                  "turn_p99_s",
+                                                  "throughput_tokens_per_s",
+                                                  "tasks",
+                                                  "turns",
+                                                  "prefix_hit_rate",
+                                                  "planner_time_s",
+                                                  "baselines"};
 } // namespace
 
 mlir::DictionaryAttr servePredictionAttr(mlir::MLIRContext *context,

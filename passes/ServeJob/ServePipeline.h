@@ -52,6 +52,9 @@ struct ServePrediction {
   int64_t chips = 0;
   int64_t instances = 0;
   serving::ServingLayout layout; ///< with its layer split
+  bool attentionChosen = false;  ///< `dp_attention = auto`
+  /// How DP-attention places turns on ranks (reported under DP-attention).
+  serving::DpRouting routing = serving::DpRouting::PinnedByTaskCount;
   int64_t waveInterval = 0;
   bool intervalChosen = false; ///< `auto`: chosen by the planner
   serving::WaveIntervalSweep sweep;

@@ -159,8 +159,10 @@ Result<InstancePool> buildInstancePool(const ServingModel &model,
 Result<ServingSystem> pipeSwiftLikeSystem(const ServingModel &model,
                                           const AgentWorkload &workload,
                                           int64_t chips, ServingLayout layout,
-                                          int64_t waveInterval) {
+                                          int64_t waveInterval,
+                                          DpRouting routing) {
   SchedulerPolicy policy;
+  policy.routing = routing;
   policy.waveInterval = waveInterval;
   policy.splitPrefill = true;
   policy.maxMicroBatchTokens = kPipeSwiftMicroBatchTokens;
@@ -415,7 +417,7 @@ Result<ServingPlan> planServing(const AgentWorkload &workload,
     if (!c.infeasible.empty())
       continue;
     auto system = pipeSwiftLikeSystem(model, screen, request.chips, c.layout,
-                                      screenInterval);
+                                      screenInterval, request.routing);
     if (!system) {
       c.infeasible = system.error;
       continue;
@@ -459,7 +461,7 @@ Result<ServingPlan> planServing(const AgentWorkload &workload,
   for (size_t i : feasible) {
     const LayoutCandidate &c = plan.layouts[i];
     auto system = pipeSwiftLikeSystem(model, workload, request.chips, c.layout,
-                                      screenInterval);
+                                      screenInterval, request.routing);
     if (!system)
       return R::fail(system.error);
     WaveIntervalSweep sweep;

@@ -112,11 +112,12 @@ Result<InstancePool> buildInstancePool(const ServingModel &model,
 /// A colocated PipeSwift-style system of `layout` (DP-attention, MTP and
 /// the split as the layout says; an empty split is balanced) scheduling
 /// with wave interval `waveInterval`, micro-batches cut as Partitioning.h
-/// says, of at most 32,768 new tokens, and KV-balanced repartitioning.
-Result<ServingSystem> pipeSwiftLikeSystem(const ServingModel &model,
-                                          const AgentWorkload &workload,
-                                          int64_t chips, ServingLayout layout,
-                                          int64_t waveInterval);
+/// says, of at most 32,768 new tokens, and KV-balanced repartitioning;
+/// under DP-attention turns are placed on ranks by `routing`.
+Result<ServingSystem>
+pipeSwiftLikeSystem(const ServingModel &model, const AgentWorkload &workload,
+                    int64_t chips, ServingLayout layout, int64_t waveInterval,
+                    DpRouting routing = DpRouting::PinnedByTaskCount);
 
 /// The systems above. `waveInterval` is PipeSwift's I (32 in the paper);
 /// the degrees default to the paper's. vllmPp2System's `dpAttention`
@@ -183,6 +184,8 @@ struct ServingPlanRequest {
   int64_t pp = 0;
   int64_t ep = 0;
   int dpAttention = -1;
+  /// How DP-attention places turns on ranks (layouts with DP-attention).
+  DpRouting routing = DpRouting::PinnedByTaskCount;
   int64_t mtpDrafts = 0;
   int64_t waveInterval = 0; // 0 = auto
   int64_t screenTasks = 0;  // 0 = twice the concurrency

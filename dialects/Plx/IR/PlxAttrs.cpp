@@ -112,6 +112,19 @@ LognormalAttr::verify(function_ref<InFlightDiagnostic()> emitError, Real mu,
   return success();
 }
 
+LogicalResult ServeStrategyAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, int64_t pp, int64_t ep,
+    bool dpAttention, int64_t mtpDrafts, int64_t waveInterval,
+    Real memoryUtilization, bool chooseAttention, bool kvAwareRouting) {
+  if (chooseAttention && dpAttention)
+    return emitError() << "choose_attention leaves the attention layout to "
+                          "the planner; dp_attention must then be false";
+  if (kvAwareRouting && !dpAttention && !chooseAttention)
+    return emitError() << "kv_aware_routing places turns on DP-attention "
+                          "ranks; it needs dp_attention or choose_attention";
+  return success();
+}
+
 LogicalResult
 HistogramAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       ArrayRef<int64_t> bounds, ArrayRef<Real> weights) {

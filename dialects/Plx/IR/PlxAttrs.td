@@ -286,12 +286,19 @@ def Plx_ServeStrategyAttr : Plx_Attr<"ServeStrategy", "serve_strategy"> {
   let description = [{
     `wave_interval = 0` lets the planner choose the prefill-wave interval
     for the workload. `mtp_drafts` is the number of draft tokens per decode
-    step (0 disables MTP).
+    step (0 disables MTP). `choose_attention` lets the planner choose
+    between DP-attention and TP attention (`dp_attention` is then false);
+    `kv_aware_routing` places each turn on the DP-attention rank of least
+    prefill plus in-flight tokens instead of pinning its task to one rank
+    (it needs `dp_attention` or `choose_attention`).
   }];
   let parameters = (ins Plx_DefaultI64<"1">:$pp, Plx_DefaultI64<"1">:$ep,
       Plx_DefaultBool<"false">:$dp_attention, Plx_DefaultI64<"0">:$mtp_drafts,
       Plx_DefaultI64<"0">:$wave_interval,
-      Plx_DefaultF64<"0.8">:$memory_utilization);
+      Plx_DefaultF64<"0.8">:$memory_utilization,
+      Plx_DefaultBool<"false">:$choose_attention,
+      Plx_DefaultBool<"false">:$kv_aware_routing);
+  let genVerifyDecl = 1;
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -225,3 +225,13 @@ plx.fabric @f chip <name = "x", bf16_flops = 1.0e12, fp8_flops = 0.0, hbm_bytes 
 
 // expected-error @below {{the price table has no speed class}}
 plx.fabric @f chip <name = "x", bf16_flops = 1.0e12, fp8_flops = 0.0, hbm_bytes = 1000000000, hbm_bandwidth = 1.0e11, nvlink_bandwidth = 0.0> nodes 2 x 1 intra_node nvswitch 0 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.0e9> prices <ocs_port = 300.0, ocs_radix = 300, fibre = 5.0, speeds = []>
+
+// -----
+
+// expected-error @below {{choose_attention leaves the attention layout to the planner; dp_attention must then be false}}
+plx.serve @s model @moe workload @w fabric @f seed 0 strategy <ep = 8, dp_attention = true, choose_attention = true>
+
+// -----
+
+// expected-error @below {{kv_aware_routing places turns on DP-attention ranks; it needs dp_attention or choose_attention}}
+plx.serve @s model @moe workload @w fabric @f seed 0 strategy <ep = 8, kv_aware_routing = true>

@@ -58,6 +58,11 @@ plx.train @static model @dense data @histogram fabric @fat batch 64 steps 1 seed
 // CHECK-SAME: model @moe workload @synthetic fabric @rails seed 3 strategy <pp = 2, ep = 8, dp_attention = true, mtp_drafts = 1, memory_utilization = 0.7>
 plx.serve @serve model @moe workload @synthetic fabric @rails seed 3 strategy <pp = 2, ep = 8, dp_attention = true, mtp_drafts = 1, memory_utilization = 0.7>
 
+// The planner chooses the attention layout; turns go to ranks by KV load.
+// CHECK-LABEL: plx.serve @serve_auto
+// CHECK-SAME: strategy <pp = 2, ep = 8, choose_attention = true, kv_aware_routing = true>
+plx.serve @serve_auto model @moe workload @synthetic fabric @rails seed 3 strategy <pp = 2, ep = 8, choose_attention = true, kv_aware_routing = true>
+
 // CHECK-LABEL: plx.fabric @faulty
 // CHECK-SAME: topology #plx.railx<rows = 3, cols = 3, rails = 1, link_bandwidth = 1.0e+11> failed <chip(3, 1), link(4, 5), port(row, 2, 0, 2), port(col, 0, 0, 1)>
 plx.fabric @faulty chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11> nodes 9 x 8 intra_node nvswitch 450000000000 topology #plx.railx<rows = 3, cols = 3, rails = 1, link_bandwidth = 1.0e11> failed <chip(3, 1), link(4, 5), port(row, 2, 0, 2), port(col, 0, 0, 1)>
