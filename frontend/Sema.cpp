@@ -2078,7 +2078,7 @@ private:
     sv.dpAttention = dpAttention && *dpAttention == "true";
     sv.chooseAttention = dpAttention && *dpAttention == "auto";
     sv.kvAwareRouting = dpRouting && *dpRouting == "kv_aware";
-    if (dpRouting && !sv.dpAttention && !sv.chooseAttention) {
+    if (sv.kvAwareRouting && !sv.dpAttention && !sv.chooseAttention) {
       s.error(s.valueLocOf("dp_routing"),
               "dp_routing = " + *dpRouting +
                   " places turns on DP-attention ranks; it needs "

@@ -459,6 +459,15 @@ NamedPlan planStaticLayout(const TrainSetup &setup,
   if (layout.pp > 1 && model.zero == 3)
     return fail("a pipeline needs zero <= 2 (ZeRO-3 gathers every layer on "
                 "every micro-batch)");
+  // A stage of model chunks holds layers from all over the model, so the
+  // lowering checkpoints none or all of a stage's layers: a first-N limit
+  // would recompute other layers than the estimate counts.
+  if (layout.vpp > 1 && model.checkpointLayers > 0 &&
+      model.checkpointLayers < model.shape.layers)
+    return fail("interleaved 1F1B checkpoints none or all of a stage's "
+                "layers, not the first " +
+                std::to_string(model.checkpointLayers) +
+                " (checkpoint_layers)");
   if (lengths.empty())
     return fail("the batch is empty");
 

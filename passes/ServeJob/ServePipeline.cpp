@@ -245,7 +245,16 @@ predictServeJobs(ModuleOp module, const ServeOptions &options) {
     if (!plan)
       return serve.emitOpError("cannot plan the serve job: ") << plan.error;
     p.layout = plan->layout;
-    p.attentionChosen = request.dpAttention < 0;
+    // Chosen only when both attention layouts could run the job.
+    p.attentionChosen = false;
+    if (request.dpAttention < 0) {
+      bool dp = false, tp = false;
+      for (const serving::LayoutCandidate &c : plan->layouts)
+        if (c.infeasible.empty()) {
+          (c.layout.dpAttention ? dp : tp) = true;
+        }
+      p.attentionChosen = dp && tp;
+    }
     p.routing = plan->system.serving.policy.routing;
     p.instances = plan->system.serving.instances;
     p.waveInterval = plan->waveInterval;

@@ -589,16 +589,30 @@ TEST(StepPlanners, InterleavedPipelinesAreTheirOwnBaselineFamily) {
   const NamedPlan &plain = plans[plans.size() - 2];
   ASSERT_TRUE(plain.ok()) << plain.error;
   EXPECT_EQ(plain.layout.vpp, 1);
-  TrainSetup zero1 = s;
-  zero1.model.zero = 1;
+  // The family plans at min(zero, 1) = 0 here, as each layout below.
+  EXPECT_EQ(last.model.zero, 0);
+  int64_t tried = 0;
   for (int64_t t : {1, 2, 4})
     for (int64_t p : {2, 4}) {
       GroupLayout l{1, t, 1, p};
       l.vpp = 2;
-      NamedPlan other = planStaticLayout(zero1, lengths, l, freeComm);
-      if (other.ok())
+      NamedPlan other = planStaticLayout(s, lengths, l, freeComm);
+      if (other.ok()) {
+        ++tried;
         EXPECT_LE(last.plan->seconds, other.plan->seconds) << other.name;
+      }
     }
+  EXPECT_GE(tried, 2);
+  // A first-N checkpointing limit has no meaning on model chunks: the
+  // layouts are refused, and the family says why.
+  s.model.checkpointing = cost::Checkpointing::Full;
+  s.model.checkpointLayers = 3;
+  GroupLayout l{1, 1, 1, 2};
+  l.vpp = 2;
+  NamedPlan partial = planStaticLayout(s, lengths, l, freeComm);
+  EXPECT_FALSE(partial.ok());
+  EXPECT_TRUE(contains(partial.error, "not the first 3")) << partial.error;
+  EXPECT_FALSE(standardBaselines(s, lengths, freeComm).back().ok());
 }
 
 TEST(StepPlanners, StaticSpBaselinesRunZero3LikeDeepSpeedUlysses) {
