@@ -34,6 +34,23 @@ const TurnRecord *find(const ReplayResult &r, int64_t task, int64_t turn) {
   return nullptr;
 }
 
+/// A PD unit on the hand costs: a prefill side of ample pages; a decode
+/// side of 2 pages of 16 tokens keeping 4 tokens per request held; KV of 1
+/// byte a token over a lane of `bandwidth` bytes/s; pre-allocation on.
+ServingSystem preallocatingPd(double bandwidth) {
+  ServingSystem s;
+  s.disaggregated = true;
+  s.serving = linearSystem(1, handCosts(), handPolicy()).serving;
+  s.serving.policy.role = InstanceRole::PrefillOnly;
+  s.decode = linearSystem(1, handCosts(), handPolicy(2)).serving;
+  s.decode.policy.role = InstanceRole::DecodeOnly;
+  s.decode.policy.reservedDecodeTokens = 4;
+  s.transfer.bytesPerToken = 1;
+  s.transfer.bandwidth = bandwidth;
+  s.transfer.preallocate = true;
+  return s;
+}
+
 } // namespace
 
 TEST(ReplaySimulator, PercentilesAreNearestRank) {
@@ -313,16 +330,7 @@ TEST(ReplaySimulator, DisaggregatedPrefillWaitsForTheDecodeSidesPreallocation) {
   AgentWorkload w;
   w.concurrency = 2;
   w.tasks = {task("A", {turn(0, 10, 3)}), task("B", {turn(0, 10, 3)})};
-  ServingSystem s;
-  s.disaggregated = true;
-  s.serving = linearSystem(1, handCosts(), handPolicy()).serving;
-  s.serving.policy.role = InstanceRole::PrefillOnly;
-  s.decode = linearSystem(1, handCosts(), handPolicy(2)).serving;
-  s.decode.policy.role = InstanceRole::DecodeOnly;
-  s.decode.policy.reservedDecodeTokens = 4;
-  s.transfer.bytesPerToken = 1;
-  s.transfer.bandwidth = 10;
-  s.transfer.preallocate = true;
+  ServingSystem s = preallocatingPd(10);
   auto r = replay(w, s);
   ASSERT_TRUE(r) << r.error;
   ASSERT_TRUE(r->completed);
@@ -352,16 +360,7 @@ TEST(ReplaySimulator, PreallocationSurvivesOneTokenTurnsAndPreemption) {
   // reservation is released, so B (after it, concurrency 1) is granted on
   // an empty decode side. A: prefill [0, 1]; B: prefill [1, 2], KV free
   // (1 GB/s), rounds [2, 2.5] and [2.5, 3].
-  ServingSystem s;
-  s.disaggregated = true;
-  s.serving = linearSystem(1, handCosts(), handPolicy()).serving;
-  s.serving.policy.role = InstanceRole::PrefillOnly;
-  s.decode = linearSystem(1, handCosts(), handPolicy(2)).serving;
-  s.decode.policy.role = InstanceRole::DecodeOnly;
-  s.decode.policy.reservedDecodeTokens = 4;
-  s.transfer.bytesPerToken = 1;
-  s.transfer.bandwidth = 1e9;
-  s.transfer.preallocate = true;
+  ServingSystem s = preallocatingPd(1e9);
   AgentWorkload one;
   one.concurrency = 1;
   one.tasks = {task("A", {turn(0, 10, 1)}), task("B", {turn(0, 10, 3)})};
