@@ -2057,8 +2057,15 @@ private:
                   {"pp", "ep", "dp_attention", "dp_routing", "mtp",
                    "wave_interval", "memory_utilization"},
                   diags_);
-    auto pp = s.integer("pp", false, 1, 1 << 16);
-    auto ep = s.integer("ep", false, 1, 1 << 16);
+    // pp and ep: a count, or `auto` (0) for the planner to choose.
+    int64_t ppDegree = 1, epDegree = 1;
+    if (!readDegree(
+            s, "pp", {"auto"}, ppDegree, [](const std::string &) {},
+            "a number of pipeline stages") ||
+        !readDegree(
+            s, "ep", {"auto"}, epDegree, [](const std::string &) {},
+            "an expert-parallel degree"))
+      return;
     auto dpAttention =
         s.keyword("dp_attention", false, {"true", "false", "auto"});
     auto dpRouting = s.keyword("dp_routing", false, {"pinned", "kv_aware"});
@@ -2074,7 +2081,7 @@ private:
       return;
     sv.model = model->name, sv.workload = work->name, sv.fabric = fab->name;
     sv.seed = seed.value_or(0);
-    sv.pp = pp.value_or(1), sv.ep = ep.value_or(1);
+    sv.pp = ppDegree, sv.ep = epDegree;
     sv.dpAttention = dpAttention && *dpAttention == "true";
     sv.chooseAttention = dpAttention && *dpAttention == "auto";
     sv.kvAwareRouting = dpRouting && *dpRouting == "kv_aware";

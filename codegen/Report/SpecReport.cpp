@@ -530,11 +530,23 @@ static void printServePrediction(const json &job, std::ostream &os) {
      << (l["dp_attention"].get<bool>() ? ", DP-attention" : ", TP attention")
      << (l["dp_routing"].get<std::string>() == "kv_aware" ? " routed by KV load"
                                                           : "")
-     << ") on " << l["chips"].get<int64_t>() << " chips"
-     << (l["attention_chosen"].get<bool>() ? " (attention chosen for the "
-                                             "workload)"
-                                           : "")
-     << ", layers per stage ";
+     << ") on " << l["chips"].get<int64_t>() << " chips";
+  // What the planner chose rather than the strategy: "(pp, ep and
+  // attention chosen for the workload)".
+  std::vector<std::string> chosen;
+  for (const char *key : {"pp", "ep", "attention"})
+    if (l[std::string(key) + "_chosen"].get<bool>())
+      chosen.push_back(key);
+  if (!chosen.empty()) {
+    os << " (";
+    for (size_t i = 0; i < chosen.size(); ++i)
+      os << (i == 0                   ? ""
+             : i + 1 == chosen.size() ? " and "
+                                      : ", ")
+         << chosen[i];
+    os << " chosen for the workload)";
+  }
+  os << ", layers per stage ";
   const json &layers = l["layers_per_stage"];
   for (size_t i = 0; i < layers.size(); ++i)
     os << (i ? "/" : "") << layers[i].get<int64_t>();

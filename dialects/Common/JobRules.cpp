@@ -261,9 +261,12 @@ std::vector<JobProblem> checkServeJob(const TransformerShape &model,
   bool shapeOk = checkTransformerShape(model).empty();
   checkChips(chips, problems);
 
-  if (d.pp < 1)
+  // 0 leaves a degree to the serving planner, which replays every layout
+  // that fits and says why none does; the rules below check fixed degrees.
+  const bool ppFixed = d.pp != 0, epFixed = d.ep != 0;
+  if (d.pp < 0)
     report("pp", "pp (" + num(d.pp) + ") must be at least 1");
-  if (d.ep < 1)
+  if (d.ep < 0)
     report("ep", "ep (" + num(d.ep) + ") must be at least 1");
   bool degreesOk = d.pp >= 1 && d.ep >= 1;
   // Written so that NaN fails too.
@@ -277,11 +280,13 @@ std::vector<JobProblem> checkServeJob(const TransformerShape &model,
   }
 
   if (shapeOk) {
-    if (d.pp > model.layers)
+    if (ppFixed && d.pp > model.layers)
       report("pp", "pp (" + num(d.pp) + ") must not exceed layers (" +
                        num(model.layers) +
                        "): every pipeline stage needs at least one layer");
-    if (model.isMoE()) {
+    if (!epFixed) {
+      // the planner takes the divisors of the experts (1 for a dense model)
+    } else if (model.isMoE()) {
       if (d.ep >= 1 && model.experts % d.ep != 0)
         report("ep", "ep (" + num(d.ep) + ") must divide experts (" +
                          num(model.experts) + ")");
@@ -292,6 +297,14 @@ std::vector<JobProblem> checkServeJob(const TransformerShape &model,
     }
   }
 
+  // One fixed degree must still divide the chips.
+  if (chips >= 1 && ppFixed != epFixed) {
+    const char *name = ppFixed ? "pp" : "ep";
+    const int64_t v = ppFixed ? d.pp : d.ep;
+    if (v >= 1 && chips % v != 0)
+      report(name, std::string(name) + " (" + num(v) +
+                       ") must divide the chip count (" + num(chips) + ")");
+  }
   if (degreesOk && chips >= 1) {
     std::vector<NamedDegree> degrees = {{"pp", d.pp}, {"ep", d.ep}};
     int64_t product = mulSat(d.pp, d.ep);

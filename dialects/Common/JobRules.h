@@ -76,8 +76,8 @@ std::vector<JobProblem> checkTrainJob(const TransformerShape &model,
                                       const TrainDegrees &degrees);
 
 struct ServeDegrees {
-  int64_t pp = 1;
-  int64_t ep = 1;
+  int64_t pp = 1;                 ///< 0: the serving planner chooses
+  int64_t ep = 1;                 ///< 0: the serving planner chooses
   double memoryUtilization = 0.8; // fraction of HBM usable for weights + KV
 };
 

@@ -81,8 +81,11 @@ struct InstantiatePass
       if (!fabric)
         return op->emitOpError("needs its fabric in the module");
       ranks = serve.getJobChips(fabric);
+      // A degree the planner chooses (0) counts as 1 here, as a train
+      // job's dynamic pipeline does.
       groups = instantiate::serveGroups(
-          {ranks, serve.getStrategy().getEp(), serve.getStrategy().getPp()});
+          {ranks, std::max<int64_t>(1, serve.getStrategy().getEp()),
+           std::max<int64_t>(1, serve.getStrategy().getPp())});
     }
     if (!groups.ok())
       return op->emitOpError("has no rank layout: ") << groups.error;

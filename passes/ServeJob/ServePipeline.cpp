@@ -245,6 +245,10 @@ predictServeJobs(ModuleOp module, const ServeOptions &options) {
     if (!plan)
       return serve.emitOpError("cannot plan the serve job: ") << plan.error;
     p.layout = plan->layout;
+    if (p.layout.stageLayers.empty())
+      p.layout.stageLayers = serving::stageLayerCounts(m.shape, p.layout);
+    p.ppChosen = request.pp == 0;
+    p.epChosen = request.ep == 0;
     // Chosen only when both attention layouts could run the job.
     p.attentionChosen = false;
     if (request.dpAttention < 0) {
@@ -309,6 +313,8 @@ nlohmann::ordered_json servePredictionJson(const ServePrediction &p) {
   layout["pp"] = p.layout.pp;
   layout["ep"] = p.layout.ep;
   layout["dp_attention"] = p.layout.dpAttention;
+  layout["pp_chosen"] = p.ppChosen;
+  layout["ep_chosen"] = p.epChosen;
   layout["attention_chosen"] = p.attentionChosen;
   layout["dp_routing"] = !p.layout.dpAttention                      ? "none"
                          : p.routing == serving::DpRouting::KvAware ? "kv_aware"
@@ -404,6 +410,8 @@ constexpr llvm::StringLiteral kServeKeyOrder[] = {"infeasible",
                                                   "pp",
                                                   "ep",
                                                   "dp_attention",
+                                                  "pp_chosen",
+                                                  "ep_chosen",
                                                   "attention_chosen",
                                                   "dp_routing",
                                                   "instances",

@@ -53,6 +53,8 @@ struct ServePrediction {
   int64_t instances = 0;
   serving::ServingLayout layout; ///< with its layer split
   bool attentionChosen = false;  ///< `dp_attention = auto`
+  bool ppChosen = false;         ///< `pp = auto`
+  bool epChosen = false;         ///< `ep = auto`
   /// How DP-attention places turns on ranks (reported under DP-attention).
   serving::DpRouting routing = serving::DpRouting::PinnedByTaskCount;
   int64_t waveInterval = 0;

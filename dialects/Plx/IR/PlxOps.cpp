@@ -245,8 +245,9 @@ LogicalResult TrainOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 
 LogicalResult ServeOp::verify() {
   ServeStrategyAttr s = getStrategy();
-  if (s.getPp() < 1 || s.getEp() < 1)
-    return emitOpError("pp and ep must be at least 1");
+  if (s.getPp() < 0 || s.getEp() < 0)
+    return emitOpError("pp and ep must be at least 1 (0: the planner "
+                       "chooses)");
   if (s.getMtpDrafts() < 0 || s.getWaveInterval() < 0)
     return emitOpError("mtp_drafts and wave_interval must be non-negative");
   return success();

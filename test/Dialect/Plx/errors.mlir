@@ -177,8 +177,9 @@ plx.train @t model @m data @d fabric @f batch 8 steps 1 seed 0 strategy <zero = 
 
 // -----
 
-// expected-error @below {{'plx.serve' op pp and ep must be at least 1}}
-plx.serve @s model @m workload @w fabric @f seed 0 strategy <pp = 0>
+// pp = 0 leaves the depth to the planner; a negative degree is an error.
+// expected-error @below {{'plx.serve' op pp and ep must be at least 1 (0: the planner chooses)}}
+plx.serve @s model @m workload @w fabric @f seed 0 strategy <pp = -1>
 
 // -----
 

@@ -332,13 +332,24 @@ TEST(ServeJobRules, BaselinesPass) {
   EXPECT_NO_PROBLEMS(checkServeJob(llama7B(), chip("H100"), 8, serve(1, 1)));
 }
 
-TEST(ServeJobRules, DegreesAtLeastOne) {
+TEST(ServeJobRules, DegreesAtLeastOneOrChosen) {
+  EXPECT_EQ(onlyProblem(checkServeJob(tinyMoE(), chip("H100"), 4, serve(-1, 1)),
+                        "pp"),
+            "pp (-1) must be at least 1");
+  EXPECT_EQ(onlyProblem(checkServeJob(tinyMoE(), chip("H100"), 4, serve(1, -2)),
+                        "ep"),
+            "ep (-2) must be at least 1");
+  // 0 leaves a degree to the planner: nothing to check but that a fixed
+  // other degree divides the chips.
+  EXPECT_NO_PROBLEMS(checkServeJob(tinyMoE(), chip("H100"), 4, serve(0, 1)));
+  EXPECT_NO_PROBLEMS(checkServeJob(tinyMoE(), chip("H100"), 4, serve(1, 0)));
+  EXPECT_NO_PROBLEMS(checkServeJob(tinyMoE(), chip("H100"), 4, serve(0, 0)));
   EXPECT_EQ(
-      onlyProblem(checkServeJob(tinyMoE(), chip("H100"), 4, serve(0, 1)), "pp"),
-      "pp (0) must be at least 1");
+      onlyProblem(checkServeJob(tinyMoE(), chip("H100"), 6, serve(0, 4)), "ep"),
+      "ep (4) must divide the chip count (6)");
   EXPECT_EQ(
-      onlyProblem(checkServeJob(tinyMoE(), chip("H100"), 4, serve(1, 0)), "ep"),
-      "ep (0) must be at least 1");
+      onlyProblem(checkServeJob(tinyMoE(), chip("H100"), 3, serve(2, 0)), "pp"),
+      "pp (2) must divide the chip count (3)");
 }
 
 TEST(ServeJobRules, PpAtMostLayers) {
