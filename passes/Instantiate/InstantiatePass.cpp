@@ -81,11 +81,14 @@ struct InstantiatePass
       if (!fabric)
         return op->emitOpError("needs its fabric in the module");
       ranks = serve.getJobChips(fabric);
-      // A degree the planner chooses (0) counts as 1 here, as a train
-      // job's dynamic pipeline does.
-      groups = instantiate::serveGroups(
-          {ranks, std::max<int64_t>(1, serve.getStrategy().getEp()),
-           std::max<int64_t>(1, serve.getStrategy().getPp())});
+      // When the planner chooses pp or ep, the communicators are not known
+      // before it runs: the job gets none (plan.serve_layout carries the
+      // layout the planner chose), rather than groups of a guessed layout.
+      const int64_t ep = serve.getStrategy().getEp();
+      const int64_t pp = serve.getStrategy().getPp();
+      const bool chosen = ep == 0 || pp == 0;
+      groups =
+          instantiate::serveGroups({ranks, chosen ? 1 : ep, chosen ? 1 : pp});
     }
     if (!groups.ok())
       return op->emitOpError("has no rank layout: ") << groups.error;

@@ -15,6 +15,8 @@ def InstantiatePass : Pass<"plx-instantiate", "::mlir::ModuleOp"> {
     chains for serving. When the strategy leaves SP to the planner
     (`adaptive`, `best_homogeneous`) the skeleton uses the largest
     node-local power-of-two degree; a dynamic pipeline starts as one stage.
+    A serve job whose `pp` or `ep` the planner chooses (0) gets no
+    communicators: its layout is known only once planned (`plan.serve_layout`).
     `plx-place` then places the jobs, disjointly on a shared fabric.
 
     Before:

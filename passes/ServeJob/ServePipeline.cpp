@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 using namespace mlir;
@@ -247,18 +248,19 @@ predictServeJobs(ModuleOp module, const ServeOptions &options) {
     p.layout = plan->layout;
     if (p.layout.stageLayers.empty())
       p.layout.stageLayers = serving::stageLayerCounts(m.shape, p.layout);
-    p.ppChosen = request.pp == 0;
-    p.epChosen = request.ep == 0;
-    // Chosen only when both attention layouts could run the job.
-    p.attentionChosen = false;
-    if (request.dpAttention < 0) {
-      bool dp = false, tp = false;
-      for (const serving::LayoutCandidate &c : plan->layouts)
-        if (c.infeasible.empty()) {
-          (c.layout.dpAttention ? dp : tp) = true;
-        }
-      p.attentionChosen = dp && tp;
-    }
+    // What the planner chose: a degree or attention layout the spec left
+    // open and that had more than one feasible value.
+    std::set<int64_t> pps, eps;
+    bool dp = false, tp = false;
+    for (const serving::LayoutCandidate &c : plan->layouts)
+      if (c.infeasible.empty()) {
+        pps.insert(c.layout.pp);
+        eps.insert(c.layout.ep);
+        (c.layout.dpAttention ? dp : tp) = true;
+      }
+    p.ppChosen = request.pp == 0 && pps.size() > 1;
+    p.epChosen = request.ep == 0 && eps.size() > 1;
+    p.attentionChosen = request.dpAttention < 0 && dp && tp;
     p.routing = plan->system.serving.policy.routing;
     p.instances = plan->system.serving.instances;
     p.waveInterval = plan->waveInterval;

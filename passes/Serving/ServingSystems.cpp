@@ -397,10 +397,14 @@ Result<ServingPlan> planServing(const AgentWorkload &workload,
   const int64_t screenInterval =
       request.waveInterval > 0 ? request.waveInterval : 32;
 
-  // A pipeline deeper than the planner's own range is still tried when the
-  // spec asks for it.
-  plan.layouts = enumerateLayouts(model, request.chips, request.mtpDrafts,
-                                  std::max<int64_t>(4, request.pp));
+  // Depths up to 4 when the spec fixes another degree (a deeper one is
+  // still tried when the spec asks for it); every depth the layers and
+  // chips allow when pp is left to the planner.
+  const int64_t maxPp = request.pp > 0
+                            ? std::max<int64_t>(4, request.pp)
+                            : std::min(model.shape.layers, request.chips);
+  plan.layouts =
+      enumerateLayouts(model, request.chips, request.mtpDrafts, maxPp);
   std::vector<size_t> feasible;
   ReplayOptions quiet;
   quiet.keepTurns = false;
@@ -434,17 +438,19 @@ Result<ServingPlan> planServing(const AgentWorkload &workload,
   if (feasible.empty()) {
     std::string why = "no layout of the " + num(request.chips) +
                       " chips can serve the workload";
-    bool explained = false;
+    // The reason of the most spread-out layout the spec allows (the
+    // largest pp x ep, ties to the later): the one closest to fitting.
+    const LayoutCandidate *closest = nullptr;
     for (const LayoutCandidate &c : plan.layouts)
       if (!c.infeasible.empty() &&
-          c.infeasible.find("not the layout") == std::string::npos) {
-        why += ": " + c.infeasible;
-        explained = true;
-        break;
-      }
-    if (!explained)
-      why += ": no candidate layout (pp up to " +
-             num(std::max<int64_t>(4, request.pp)) +
+          c.infeasible.find("not the layout") == std::string::npos &&
+          (!closest || c.layout.chips() >= closest->layout.chips()))
+        closest = &c;
+    if (closest)
+      why += "; the most spread, pp " + num(closest->layout.pp) + " x ep " +
+             num(closest->layout.ep) + ", fails: " + closest->infeasible;
+    else
+      why += ": no candidate layout (pp up to " + num(maxPp) +
              ", ep dividing the experts, pp * ep dividing the chips) has "
              "the degrees the strategy fixes (pp " +
              (request.pp > 0 ? num(request.pp) : std::string("any")) + ", ep " +

@@ -285,7 +285,7 @@ def Plx_ServeStrategyAttr : Plx_Attr<"ServeStrategy", "serve_strategy"> {
   let summary = "Serving layout and policy knobs";
   let description = [{
     `wave_interval = 0` lets the planner choose the prefill-wave interval
-    for the workload. `mtp_drafts` is the number of draft tokens per decode
+    for the workload, and `pp = 0` or `ep = 0` the degree. `mtp_drafts` is the number of draft tokens per decode
     step (0 disables MTP). `choose_attention` lets the planner choose
     between DP-attention and TP attention (`dp_attention` is then false);
     `kv_aware_routing` places each turn on the DP-attention rank of least

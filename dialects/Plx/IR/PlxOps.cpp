@@ -237,7 +237,7 @@ LogicalResult TrainOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   degrees.memoryReserveBytes = s.getMemoryReserve();
   auto problems = plexus::cost::checkTrainJob(model.getShape().toShape(),
                                               fabric.getChip().toChipSpec(),
-                                              fabric.getChips(), degrees);
+                                              getJobChips(fabric), degrees);
   if (!problems.empty())
     return emitOpError() << problems.front().message;
   return success();
@@ -270,7 +270,7 @@ LogicalResult ServeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   degrees.memoryUtilization = s.getMemoryUtilization();
   auto problems = plexus::cost::checkServeJob(model.getShape().toShape(),
                                               fabric.getChip().toChipSpec(),
-                                              fabric.getChips(), degrees);
+                                              getJobChips(fabric), degrees);
   if (!problems.empty())
     return emitOpError() << problems.front().message;
   return success();
