@@ -140,7 +140,7 @@ private:
         f.chip.hbmBytes, f.chip.hbmBandwidth, f.chip.nvlinkBandwidth,
         f.chip.overlapComputeSlowdown, f.chip.overlapCommEfficiency,
         f.chip.gemmEfficiency, f.chip.attentionEfficiency,
-        f.chip.memoryEfficiency);
+        f.chip.memoryEfficiency, f.chip.smCount);
     const fabric::TopologyShape &t = f.topology;
     Attribute topology;
     switch (t.kind) {

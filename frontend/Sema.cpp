@@ -1587,7 +1587,7 @@ private:
     BlockReader r(v.block ? *v.block : empty, "chip '" + v.name + "'", v.loc,
                   {"bf16", "fp8", "hbm", "hbm_bw", "nvlink", "overlap_slowdown",
                    "overlap_comm_efficiency", "gemm_efficiency",
-                   "attention_efficiency", "memory_efficiency"},
+                   "attention_efficiency", "memory_efficiency", "sm_count"},
                   outer.diags());
     auto bf16 = r.real("bf16", custom, Dimension::FlopsPerSecond, 1e6, 1e18);
     auto fp8 = r.real("fp8", false, Dimension::FlopsPerSecond, 0.0, 1e18);
@@ -1604,8 +1604,11 @@ private:
         r.real("attention_efficiency", false, Dimension::Count, 0.01, 1.0);
     auto memory =
         r.real("memory_efficiency", false, Dimension::Count, 0.01, 1.0);
+    auto sms = r.integer("sm_count", false, 0, 100000);
     if (r.failed())
       return false;
+    if (sms)
+      f.chip.smCount = *sms;
     if (gemm)
       f.chip.gemmEfficiency = *gemm;
     if (attention)

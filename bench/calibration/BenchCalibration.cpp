@@ -214,6 +214,123 @@ Prediction predict(mlir::MLIRContext &context, const std::string &path,
   return out;
 }
 
+// GEMMs by shape (cost::gemmSeconds; docs/cost-model.md, "GEMMs by shape
+// and dtype"). mamf-finder's published best shapes and TFLOP/s (Stas
+// Bekman's ml-engineering, "Maximum achievable matmul FLOPS"): the two SXM
+// rows set the ceilings (kHopperMamf, kAmpereMamf); the A100 PCIe row, the
+// same 108 SMs and 312 TFLOP/s peak at another shape, is held out.
+struct MamfRow {
+  const char *chip, *label;
+  double m, n, k, published;
+  const char *role;
+};
+const MamfRow kMamfRows[] = {
+    {"H100", "H100 SXM", 6144, 17920, 2816, 792.1, "sets Hopper's ceiling"},
+    {"A100_80GB", "A100 SXM", 6912, 16384, 2048, 267.9,
+     "sets Ampere's ceiling"},
+    {"A100_80GB", "A100 PCIe", 2304, 5120, 1536, 256.4, "held out"},
+};
+
+// Shapes a training or serving step runs, on H100 at the catalog's rates.
+struct ShapeRow {
+  const char *label;
+  double m, n, k, groups;
+  cost::DType dtype;
+};
+const ShapeRow kShapeRows[] = {
+    {"7B QKV, 4,096 tokens, tp 1", 4096, 12288, 4096, 1, cost::DType::BF16},
+    {"7B QKV, 4,096 tokens, tp 1, FP8", 4096, 12288, 4096, 1, cost::DType::FP8},
+    {"Llama-2-7B MLP down, 4,096 tokens, tp 8", 4096, 4096, 1376, 1,
+     cost::DType::BF16},
+    {"70B O projection, 2,048 tokens, tp 8", 2048, 8192, 1024, 1,
+     cost::DType::BF16},
+    {"13B QKV, a 4K-token chunk over Ulysses 4", 1024, 15360, 5120, 1,
+     cost::DType::BF16},
+    {"hidden-512 MLP gate and up, 1,024 tokens", 1024, 4096, 512, 1,
+     cost::DType::BF16},
+    {"hidden-256 QKV, 1,024 tokens (plx-lower-to-rt.mlir)", 1024, 512, 256, 1,
+     cost::DType::BF16},
+    {"DeepSeek-V3 routed experts, 8,192 tokens, top-8 of 256", 256, 4096, 7168,
+     256, cost::DType::BF16},
+    {"decode, 64 tokens, hidden 7168 square", 64, 7168, 7168, 1,
+     cost::DType::BF16},
+    {"decode, 64 tokens, hidden 7168 square, FP8", 64, 7168, 7168, 1,
+     cost::DType::FP8},
+};
+
+void gemmTables(bench::MarkdownDoc &doc) {
+  bench::MarkdownTable &c = doc.table(
+      "GEMMs by shape: mamf-finder's best shapes beside the model at the "
+      "ceiling");
+  c.header = {"GPU", "shape (m x n x k)", "published", "modelled", "error",
+              "role"};
+  std::printf("\nGEMMs by shape: mamf-finder's best shapes, the model at the "
+              "ceiling (128 x 128 tiles, waves over the SMs)\n");
+  for (const MamfRow &row : kMamfRows) {
+    cost::ComputeRates r = cost::chipRates(*cost::findChip(row.chip));
+    r.gemmEfficiency =
+        std::string(row.chip) == "H100" ? cost::kHopperMamf : cost::kAmpereMamf;
+    const cost::Gemm g{row.m, row.n, row.k};
+    const double tflops =
+        g.flops() / cost::gemmSeconds(g, cost::DType::BF16, r) / 1e12;
+    const double error = (tflops - row.published) / row.published;
+    const std::string shape =
+        bench::format("%.0f x %.0f x %.0f", row.m, row.n, row.k);
+    std::printf("  %-10s %-20s published %6.1f  modelled %6.1f TFLOP/s  "
+                "%+5.1f %%  %s\n",
+                row.label, shape.c_str(), row.published, tflops, 100 * error,
+                row.role);
+    c.row({row.label, shape, bench::format("%.1f TFLOP/s", row.published),
+           bench::format("%.1f TFLOP/s", tflops),
+           bench::format("%+.1f %%", 100 * error), row.role});
+  }
+  c.notes.push_back(
+      "The model at the chip's mamf-finder ceiling (gemm_efficiency = "
+      "267.9 / 312 on A100, 792.1 / 989 on H100): whole-wave GEMMs run at "
+      "the ceiling, the rest lose their last wave's empty SMs. The A100 "
+      "PCIe row has the SXM part's 108 SMs and 312 TFLOP/s peak; H100 PCIe "
+      "(499.5 TFLOP/s at 6912 x 16384 x 2048) is left out, its 350 W power "
+      "limit, not its shape, sets its rate.");
+
+  bench::MarkdownTable &t =
+      doc.table("GEMMs by shape and dtype on H100 (the catalog's rates)");
+  t.header = {
+      "GEMM",    "m x n x k (groups)", "tiles", "split-K", "waves", "bound",
+      "TFLOP/s", "of the dtype's peak"};
+  std::printf("\nGEMMs by shape and dtype on H100 (gemm_efficiency %.3f, "
+              "132 SMs)\n",
+              cost::findChip("H100")->gemmEfficiency);
+  const cost::ComputeRates h100 = cost::chipRates(*cost::findChip("H100"));
+  for (const ShapeRow &row : kShapeRows) {
+    const cost::Gemm g{row.m, row.n, row.k, row.groups};
+    const cost::GemmTiming timing = cost::gemmTiming(g, row.dtype, h100);
+    const double tflops = g.flops() / timing.seconds / 1e12;
+    const double share = tflops * 1e12 / h100.gemmPeak(row.dtype);
+    const std::string shape =
+        row.groups > 1
+            ? bench::format("%.0f x %.0f x %.0f (%.0f)", row.m, row.n, row.k,
+                            row.groups)
+            : bench::format("%.0f x %.0f x %.0f", row.m, row.n, row.k);
+    const char *bound = timing.memoryBound() ? "memory" : "compute";
+    std::printf("  %-56s %-22s tiles %6.0f split %3.0f waves %4.0f %-7s "
+                "%7.1f TFLOP/s %5.1f %%\n",
+                row.label, shape.c_str(), timing.tiles, timing.split,
+                timing.waves, bound, tflops, 100 * share);
+    t.row({row.label, shape, bench::format("%.0f", timing.tiles),
+           bench::format("%.0f", timing.split),
+           bench::format("%.0f", timing.waves), bound,
+           bench::format("%.1f", tflops),
+           bench::format("%.1f %%", 100 * share)});
+  }
+  t.notes.push_back(bench::format(
+      "A whole-wave BF16 GEMM runs at %.1f %% of the peak (gemm_efficiency, "
+      "the share of mamf-finder's ceiling two Megatron-LM rows set); the "
+      "rest lose their last wave's idle SMs or wait on their operands' HBM "
+      "traffic (0.75 of 3.35 TB/s). FP8 runs at the FP8 peak with 1-byte "
+      "operands.",
+      100 * h100.gemmEfficiency));
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -354,6 +471,7 @@ int main(int argc, char **argv) {
                             : "NOT every ratio is above one half, which the "
                               "FlexSP-cluster specs' choice assumes") +
       " (zero_prefetch = 0; SOURCES.md, \"ZeRO-3 exposed\").");
+  gemmTables(doc);
   std::fprintf(stderr, "(%.1f s)\n", seconds);
   if (!doc.write())
     return 1;

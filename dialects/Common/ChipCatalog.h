@@ -37,11 +37,12 @@ inline constexpr double kDefaultOverlapCommEfficiency = 0.9;
 /// of 312 TFLOP/s, H100 SXM 792.1 of 989); a training step's GEMMs reach a
 /// share of it (kernel gaps, tile shapes of tp-split weights, framework
 /// overhead). That share is set by two calibration rows (Megatron-LM SC'21
-/// 18B and 145B on A100: 0.66 of the peak balances their errors;
-/// bench/calibration/SOURCES.md) and carried to the other chips.
+/// 18B and 145B on A100: 0.65 of the peak balances their errors with GEMMs
+/// timed by their tiles and waves; bench/calibration/SOURCES.md) and
+/// carried to the other chips.
 inline constexpr double kAmpereMamf = 267.9 / 312;
 inline constexpr double kHopperMamf = 792.1 / 989;
-inline constexpr double kAmpereGemmEfficiency = 0.66;
+inline constexpr double kAmpereGemmEfficiency = 0.65;
 inline constexpr double kTrainingShareOfMamf =
     kAmpereGemmEfficiency / kAmpereMamf;
 /// The defaults are Hopper's. Fused attention 0.55 of the peak is our
@@ -52,6 +53,21 @@ inline constexpr double kDefaultGemmEfficiency =
     kHopperMamf * kTrainingShareOfMamf;
 inline constexpr double kDefaultAttentionEfficiency = 0.55;
 inline constexpr double kDefaultMemoryEfficiency = 0.75;
+
+/// GEMMs by shape (cost::gemmSeconds; docs/cost-model.md, "GEMMs by shape
+/// and dtype"). cuBLAS computes a GEMM's output in tiles, one thread block
+/// per tile, a wave of one tile per SM at a time (NVIDIA's "Matrix
+/// Multiplication Background User's Guide", sections 2.3 and 3: tile and
+/// wave quantization). We model one tile, 128 x 128, among the tiles that
+/// guide lists as cuBLAS's usual ones; under it the shape at which
+/// mamf-finder measured H100's ceiling (6144 x 17920 x 2816: 6,720 tiles,
+/// 50.9 waves on 132 SMs) loses 0.2 %, so gemm_efficiency stays the share
+/// of a whole-wave GEMM. A GEMM of fewer tiles than SMs splits its k over
+/// up to SMs / tiles thread blocks, each at least 256 deep (four of the
+/// 64-deep k steps of a Hopper or Ampere tile; our assumption).
+inline constexpr int64_t kGemmTileRows = 128;
+inline constexpr int64_t kGemmTileCols = 128;
+inline constexpr int64_t kGemmSplitKMinDepth = 256;
 
 /// Peak figures of one accelerator (or CPU socket). Units are base SI units:
 /// FLOP/s, bytes, bytes/s. A figure of 0 means "not supported" (FP8 on A100).
@@ -72,6 +88,10 @@ struct ChipSpec {
   double gemmEfficiency = kDefaultGemmEfficiency;
   double attentionEfficiency = kDefaultAttentionEfficiency;
   double memoryEfficiency = kDefaultMemoryEfficiency;
+  /// Streaming multiprocessors (NVIDIA's datasheets and architecture
+  /// whitepapers); 0 when unknown: GEMMs are then timed without tile and
+  /// wave quantization.
+  int64_t smCount = 0;
 };
 
 /// All catalog entries, in a fixed order (stable output).

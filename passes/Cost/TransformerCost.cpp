@@ -10,6 +10,7 @@
 
 #include <optional>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -284,10 +285,106 @@ CostResult<int64_t> modelStateBytesPerChip(int64_t parameters, int64_t zero,
 ComputeRates chipRates(const ChipSpec &chip) {
   ComputeRates r;
   r.peakFlops = chip.bf16Flops;
+  r.fp8Flops = chip.fp8Flops;
   r.hbmBandwidth = chip.hbmBandwidth;
   r.gemmEfficiency = chip.gemmEfficiency;
-  r.kernels = KernelRates{chip.attentionEfficiency, chip.memoryEfficiency};
+  KernelRates k;
+  k.attentionEfficiency = chip.attentionEfficiency;
+  k.memoryEfficiency = chip.memoryEfficiency;
+  k.smCount = chip.smCount;
+  r.kernels = k;
   return r;
+}
+
+double ComputeRates::gemmPeak(DType dtype) const {
+  if (!kernels)
+    return peakFlops;
+  if (dtype == DType::FP8 && fp8Flops > 0)
+    return fp8Flops;
+  if (dtype == DType::FP32)
+    return peakFlops / 2; // TF32 tensor cores
+  return peakFlops;
+}
+
+GemmTiming gemmTiming(const Gemm &g, DType dtype, const ComputeRates &rates) {
+  GemmTiming t;
+  const double flops = g.flops();
+  if (!(flops > 0))
+    return t;
+  const double rate = rates.gemmPeak(dtype) * rates.gemmEfficiency;
+  t.computeSeconds = flops / rate;
+  if (!rates.kernels) {
+    t.seconds = t.computeSeconds;
+    return t;
+  }
+  const KernelRates &k = *rates.kernels;
+  if (k.smCount > 0) {
+    const double sms = static_cast<double>(k.smCount);
+    const double rows = static_cast<double>(k.tileRows);
+    const double cols = static_cast<double>(k.tileCols);
+    t.tiles = g.groups * std::ceil(g.m / rows) * std::ceil(g.n / cols);
+    if (t.tiles < sms)
+      t.split = std::max(
+          1.0,
+          std::min(std::floor(sms / t.tiles),
+                   std::floor(g.k / static_cast<double>(k.splitKMinDepth))));
+    t.waves = std::ceil(t.tiles * t.split / sms);
+    t.computeSeconds =
+        t.waves * rows * cols * 2 * (g.k / t.split) / (rate / sms);
+  }
+  // Split-K's fp32 partials are not charged: fewer tiles than SMs hold at
+  // most smCount x tileRows x tileCols x 4 bytes of them (8.7 MB on 132
+  // SMs), which stay in L2 (50 MB on H100, 40 MB on A100).
+  const double e = static_cast<double>(bytesPerElement(dtype));
+  const double bytes = g.groups * (g.m * g.k + g.k * g.n + g.m * g.n) * e;
+  t.memorySeconds = bytes / (rates.hbmBandwidth * k.memoryEfficiency);
+  t.seconds = std::max(t.computeSeconds, t.memorySeconds);
+  return t;
+}
+
+double gemmSeconds(const Gemm &g, DType dtype, const ComputeRates &rates) {
+  return gemmTiming(g, dtype, rates).seconds;
+}
+
+LayerGemms layerGemms(const TransformerShape &shape, int64_t layerIndex,
+                      double tokens, int64_t tp) {
+  LayerGemms out;
+  const double t = static_cast<double>(std::max<int64_t>(1, tp));
+  const double h = static_cast<double>(shape.hidden);
+  const double d = static_cast<double>(effectiveHeadDim(shape));
+  const double q = static_cast<double>(shape.heads) * d;
+  const double kv = static_cast<double>(shape.kvHeads) * d;
+  out.projections.push_back({tokens, (q + 2 * kv) / t, h});
+  out.projections.push_back({tokens, h, q / t});
+  // Gate and up run as one GEMM of twice the width under SwiGLU.
+  const double up = shape.mlp == MlpKind::SwiGLU ? 2 : 1;
+  if (usesDenseMlp(shape, layerIndex)) {
+    const double w = static_cast<double>(shape.ffn);
+    out.feedForward.push_back({tokens, up * w / t, h});
+    out.feedForward.push_back({tokens, h, w / t});
+    return out;
+  }
+  const double w = static_cast<double>(shape.moeFfn);
+  const double experts = static_cast<double>(shape.experts);
+  // The router runs on every rank's share of the tokens; its FLOPs split
+  // over tp like the rest of the layer's.
+  out.feedForward.push_back({tokens / t, experts, h});
+  if (shape.sharedExperts > 0) {
+    const double shared = static_cast<double>(shape.sharedExperts) * w;
+    out.feedForward.push_back({tokens, up * shared / t, h});
+    out.feedForward.push_back({tokens, h, shared / t});
+  }
+  const double rows = tokens * static_cast<double>(shape.topK) / experts;
+  out.feedForward.push_back({rows, up * w / t, h, experts});
+  out.feedForward.push_back({rows, h, w / t, experts});
+  return out;
+}
+
+Gemm headGemm(const TransformerShape &shape, double tokens, int64_t tp) {
+  return {tokens,
+          static_cast<double>(shape.vocab) /
+              static_cast<double>(std::max<int64_t>(1, tp)),
+          static_cast<double>(shape.hidden)};
 }
 
 int64_t eagerScoreBytes(const TransformerShape &shape) {
@@ -312,36 +409,76 @@ ElementwiseBytes elementwiseBytesPerToken(const TransformerShape &shape,
   return b;
 }
 
-CostResult<LayerSeconds> layerForwardSeconds(const TransformerShape &shape,
-                                             int64_t layerIndex, Slice slice,
-                                             const ComputeRates &rates,
-                                             AttentionKernel kernel) {
-  CostResult<LayerSeconds> result;
-  auto flops = layerForwardFlops(shape, layerIndex, slice);
-  result.problems = flops.problems;
+namespace {
+
+// The rate problems of layerForwardSeconds and its halves.
+void checkRates(const ComputeRates &rates, std::vector<CostProblem> &problems) {
   auto rate = [&](const char *field, double v) {
     if (!(v > 0 && v <= 1))
-      result.problems.push_back(
-          {field, std::string(field) + " must be in (0, 1]"});
+      problems.push_back({field, std::string(field) + " must be in (0, 1]"});
   };
   rate("gemm_efficiency", rates.gemmEfficiency);
   if (rates.kernels) {
     rate("attention_efficiency", rates.kernels->attentionEfficiency);
     rate("memory_efficiency", rates.kernels->memoryEfficiency);
     if (!(rates.hbmBandwidth > 0))
-      result.problems.push_back(
+      problems.push_back(
           {"hbm_bandwidth", "the chip needs a positive HBM bandwidth"});
   }
   if (!(rates.peakFlops > 0))
-    result.problems.push_back({"chip", "the chip needs a positive BF16 peak"});
+    problems.push_back({"chip", "the chip needs a positive BF16 peak"});
+}
+
+double sumSeconds(const std::vector<Gemm> &gemms, DType dtype,
+                  const ComputeRates &rates) {
+  double t = 0;
+  for (const Gemm &g : gemms)
+    t += gemmSeconds(g, dtype, rates);
+  return t;
+}
+
+} // namespace
+
+CostResult<LayerSeconds> layerGemmSeconds(const TransformerShape &shape,
+                                          int64_t layerIndex, double tokens,
+                                          int64_t tp,
+                                          const ComputeRates &rates) {
+  CostResult<LayerSeconds> result;
+  addShapeProblems(shape, result.problems);
+  if (result.ok() && (layerIndex < 0 || layerIndex >= shape.layers))
+    result.problems.push_back({"layer", "layer index " + num(layerIndex) +
+                                            " is outside [0, " +
+                                            num(shape.layers) + ")"});
+  if (!(tokens > 0))
+    result.problems.push_back(
+        {"tokens", "a rank's GEMMs need a positive token count"});
+  if (tp < 1)
+    result.problems.push_back(
+        {"tp", "the tensor-parallel width (" + num(tp) + ") must be >= 1"});
+  checkRates(rates, result.problems);
+  if (!result.ok())
+    return result;
+  const LayerGemms gemms = layerGemms(shape, layerIndex, tokens, tp);
+  result.value.attentionProjections =
+      sumSeconds(gemms.projections, shape.dtype, rates);
+  result.value.feedForward = sumSeconds(gemms.feedForward, shape.dtype, rates);
+  return result;
+}
+
+CostResult<LayerSeconds> layerKernelSeconds(const TransformerShape &shape,
+                                            int64_t layerIndex, Slice slice,
+                                            const ComputeRates &rates,
+                                            AttentionKernel kernel) {
+  CostResult<LayerSeconds> result;
+  auto flops = layerForwardFlops(shape, layerIndex, slice);
+  result.problems = flops.problems;
+  checkRates(rates, result.problems);
   if (!result.ok())
     return result;
 
   const LayerFlops &f = flops.value;
   const double gemm = rates.gemmRate();
   LayerSeconds &t = result.value;
-  t.attentionProjections = f.attentionProjections / gemm;
-  t.feedForward = f.feedForward / gemm;
   if (!rates.kernels) {
     t.attentionCore = f.attentionCore / gemm;
     return result;
@@ -349,8 +486,8 @@ CostResult<LayerSeconds> layerForwardSeconds(const TransformerShape &shape,
   const double memory = rates.hbmBandwidth * rates.kernels->memoryEfficiency;
   const double tokens = static_cast<double>(slice.tokens);
   const ElementwiseBytes eb = elementwiseBytesPerToken(shape, layerIndex);
-  t.attentionProjections += tokens * static_cast<double>(eb.attention) / memory;
-  t.feedForward += tokens * static_cast<double>(eb.mlp) / memory;
+  t.attentionProjections = tokens * static_cast<double>(eb.attention) / memory;
+  t.feedForward = tokens * static_cast<double>(eb.mlp) / memory;
   if (kernel == AttentionKernel::Fused) {
     t.attentionCore = f.attentionCore /
                       (rates.peakFlops * rates.kernels->attentionEfficiency);
@@ -370,15 +507,32 @@ CostResult<LayerSeconds> layerForwardSeconds(const TransformerShape &shape,
   return result;
 }
 
+CostResult<LayerSeconds> layerForwardSeconds(const TransformerShape &shape,
+                                             int64_t layerIndex, Slice slice,
+                                             const ComputeRates &rates,
+                                             AttentionKernel kernel) {
+  CostResult<LayerSeconds> result =
+      layerKernelSeconds(shape, layerIndex, slice, rates, kernel);
+  if (!result.ok())
+    return result;
+  auto gemm = layerGemmSeconds(shape, layerIndex,
+                               static_cast<double>(slice.tokens), 1, rates);
+  result.value.attentionProjections += gemm.value.attentionProjections;
+  result.value.feedForward += gemm.value.feedForward;
+  return result;
+}
+
 double recomputeSeconds(const LayerSeconds &seconds, Checkpointing mode) {
   LayerFlops asFlops{seconds.attentionProjections, seconds.attentionCore,
                      seconds.feedForward};
   return recomputeFlops(asFlops, mode);
 }
 
-double headForwardSeconds(const TransformerShape &shape, int64_t tokens,
-                          const ComputeRates &rates) {
-  return headForwardFlops(shape, tokens) / rates.gemmRate();
+double headForwardSeconds(const TransformerShape &shape, double tokens,
+                          const ComputeRates &rates, int64_t tp) {
+  if (!(tokens > 0))
+    return 0;
+  return gemmSeconds(headGemm(shape, tokens, tp), shape.dtype, rates);
 }
 
 } // namespace plexus::cost

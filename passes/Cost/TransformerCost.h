@@ -161,21 +161,95 @@ constexpr double kDefaultMatmulEfficiency = 0.5;
 ///    bias-dropout-add: elementwiseBytesPerToken) stream at
 ///    memoryEfficiency of HBM.
 /// A backward takes twice its forward's time, as it takes twice its FLOPs.
+///
+/// With kernels set, a GEMM is also timed by its shape (gemmSeconds): the
+/// chip's smCount streaming multiprocessors each compute one tileRows x
+/// tileCols tile of the output at a time, so a GEMM whose tiles do not fill
+/// the last wave, or whose m and n are not multiples of the tile, wastes
+/// the rest; a GEMM of fewer tiles than SMs splits its k (split-K) over up
+/// to smCount / tiles parts of at least splitKMinDepth each; and no GEMM
+/// runs faster than its operands stream through HBM at memoryEfficiency.
+/// smCount 0 leaves the quantization out (a custom chip that states no SM
+/// count).
 struct KernelRates {
   double attentionEfficiency = 0; ///< (0, 1] of the BF16 peak
   double memoryEfficiency = 0;    ///< (0, 1] of HBM bandwidth
+  int64_t smCount = 0;            ///< 0: no tile or wave quantization
+  int64_t tileRows = kGemmTileRows, tileCols = kGemmTileCols;
+  int64_t splitKMinDepth = kGemmSplitKMinDepth;
 };
 struct ComputeRates {
   double peakFlops = 0;      ///< dense BF16 FLOP/s
   double hbmBandwidth = 0;   ///< bytes/s
   double gemmEfficiency = 0; ///< (0, 1]
   std::optional<KernelRates> kernels;
+  double fp8Flops = 0; ///< dense FP8 FLOP/s; 0 when the chip has none
   double gemmRate() const { return peakFlops * gemmEfficiency; }
+  /// The tensor-core peak a GEMM in `dtype` runs against: with kernels set,
+  /// FP8 at the FP8 peak (when the chip has one), FP32 as TF32 at half the
+  /// BF16 peak (A100's and H100's datasheets), BF16 and FP16 at the BF16
+  /// peak; the flat model takes peakFlops for every dtype.
+  double gemmPeak(DType dtype) const;
 };
 
 /// The chip's catalog rates (ChipSpec's gemm, attention and memory
-/// efficiencies).
+/// efficiencies, its FP8 peak and SM count).
 ComputeRates chipRates(const ChipSpec &chip);
+
+/// One GEMM on one chip: an m x k input by a k x n weight, or a grouped
+/// GEMM of `groups` such problems run as one kernel (a MoE layer's routed
+/// experts). m may be fractional: a rank's share of tokens split over
+/// ranks.
+struct Gemm {
+  double m = 0, n = 0, k = 0;
+  double groups = 1;
+  double flops() const { return 2 * m * n * k * groups; }
+};
+
+/// Seconds of `gemm` with operands in `dtype` at `rates`. The flat model:
+/// flops / (peak x gemmEfficiency). With kernels set (docs/cost-model.md,
+/// "GEMMs by shape and dtype"):
+///   tiles = groups x ceil(m / tileRows) x ceil(n / tileCols);
+///   split = 1, or when tiles < smCount,
+///           max(1, min(floor(smCount / tiles), floor(k / splitKMinDepth)));
+///   compute = ceil(tiles x split / smCount) x tileRows x tileCols x 2 x
+///             (k / split) / (peak x gemmEfficiency / smCount);
+///   memory = groups x (m k + k n + m n) x bytes(dtype) /
+///            (HBM x memoryEfficiency)   (split-K's fp32 partials stay in
+///                                        L2: at most smCount tiles' worth);
+///   seconds = max(compute, memory).
+/// Without an SM count, compute is flops / (peak x gemmEfficiency). A
+/// GEMM with no work takes 0 s.
+double gemmSeconds(const Gemm &gemm, DType dtype, const ComputeRates &rates);
+
+/// gemmSeconds with its parts: the tiles, the split-K factor and the waves
+/// (0, 1, 0 without an SM count), and which bound set the time.
+struct GemmTiming {
+  double seconds = 0;
+  double tiles = 0, split = 1, waves = 0;
+  double computeSeconds = 0, memorySeconds = 0;
+  bool memoryBound() const { return memorySeconds > computeSeconds; }
+};
+GemmTiming gemmTiming(const Gemm &gemm, DType dtype, const ComputeRates &rates);
+
+/// The forward GEMMs of layer `layerIndex` on a rank holding `tokens`
+/// tokens (all its slices packed into one batch) under tensor parallelism
+/// `tp` (column-parallel Q/K/V and MLP up, row-parallel O and MLP down, as
+/// Megatron-LM splits them), split like LayerFlops: projections (the fused
+/// QKV, O) and feed-forward (a dense MLP's up (gate and up fused under
+/// SwiGLU) and down; or the router, the shared experts as one MLP of
+/// sharedExperts x moeFfn, and the routed experts as grouped GEMMs of
+/// `experts` problems of tokens x topK / experts rows each, the balanced
+/// routing the FLOPs assume). Their FLOPs are layerForwardFlops' over tp.
+struct LayerGemms {
+  std::vector<Gemm> projections, feedForward;
+};
+LayerGemms layerGemms(const TransformerShape &shape, int64_t layerIndex,
+                      double tokens, int64_t tp);
+
+/// The output head's GEMM on such a rank: tokens x hidden by hidden x
+/// vocab / tp (vocabulary-parallel).
+Gemm headGemm(const TransformerShape &shape, double tokens, int64_t tp);
 
 /// Bytes an eager attention core streams per score (one query-key pair of
 /// one head) in its forward: the fused scale-mask-softmax reads the scores
@@ -214,13 +288,32 @@ CostResult<LayerSeconds> layerForwardSeconds(const TransformerShape &shape,
                                              const ComputeRates &rates,
                                              AttentionKernel kernel);
 
+/// The two halves of layerForwardSeconds. layerGemmSeconds: the layer's
+/// GEMMs (layerGemms) on a rank holding `tokens` tokens under `tp`, in
+/// seconds (attentionCore 0); a group's GEMMs run once over all its
+/// slices, which is why they are timed per rank and not per slice.
+/// layerKernelSeconds: the rest for one slice, the whole slice's (the
+/// attention core and the elementwise kernels; a rank's share divides by
+/// its layout's split). layerForwardSeconds(slice) is
+/// layerGemmSeconds(slice.tokens, 1) + layerKernelSeconds(slice).
+/// Problems as layerForwardSeconds.
+CostResult<LayerSeconds> layerGemmSeconds(const TransformerShape &shape,
+                                          int64_t layerIndex, double tokens,
+                                          int64_t tp,
+                                          const ComputeRates &rates);
+CostResult<LayerSeconds> layerKernelSeconds(const TransformerShape &shape,
+                                            int64_t layerIndex, Slice slice,
+                                            const ComputeRates &rates,
+                                            AttentionKernel kernel);
+
 /// The recomputed part of a forward of `seconds` under `mode`, as
 /// recomputeFlops chooses FLOPs.
 double recomputeSeconds(const LayerSeconds &seconds, Checkpointing mode);
 
-/// Seconds of the output head's forward (a GEMM) for `tokens` tokens.
-double headForwardSeconds(const TransformerShape &shape, int64_t tokens,
-                          const ComputeRates &rates);
+/// Seconds of the output head's forward (headGemm) for `tokens` tokens on
+/// a rank under tensor parallelism `tp`.
+double headForwardSeconds(const TransformerShape &shape, double tokens,
+                          const ComputeRates &rates, int64_t tp = 1);
 
 } // namespace plexus::cost
 

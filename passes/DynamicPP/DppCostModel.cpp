@@ -98,11 +98,16 @@ double pieceWorkMs(const SliceCost &c, int64_t context, int64_t tokens) {
   return c.quadraticMs * ((ctx + s) * (ctx + s) - ctx * ctx) + c.linearMs * s;
 }
 
+double chunkGemmExcessMs(const DppModel &m, const Chunk &c) {
+  return m.gemmExcessMs ? m.gemmExcessMs(c.tokens()) : 0.0;
+}
+
 ChunkTimes chunkTimes(const DppModel &m, const Chunk &c) {
   const double tokens = static_cast<double>(c.tokens());
   const double compute =
       (m.alpha1 * attentionTokens2(c) + m.alpha2 * tokens) / gpus(m) +
-      m.beta1 / static_cast<double>(m.activation.stages);
+      m.beta1 / static_cast<double>(m.activation.stages) +
+      chunkGemmExcessMs(m, c);
   const double a2a = allToAllMsPerToken(m) * tokens + allToAllMsPerChunk(m);
   ChunkTimes t;
   t.forwardMs = m.forwardShare * compute + a2a;
@@ -112,7 +117,7 @@ ChunkTimes chunkTimes(const DppModel &m, const Chunk &c) {
 
 double chunkStageMs(const DppModel &m, const Chunk &c) {
   const SliceCost cost = stageSliceCost(m);
-  double t = cost.chunkMs;
+  double t = cost.chunkMs + chunkGemmExcessMs(m, c);
   for (size_t i = 0; i < c.pieces.size(); ++i)
     t += pieceWorkMs(cost, i == 0 ? c.context() : 0, c.pieces[i].tokens());
   return t;

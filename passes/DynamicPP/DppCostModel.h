@@ -24,6 +24,10 @@
 //    (step::TrainModel::zeroOncePerStep, docs/lowering.md), beside the
 //    first forward and the last backward, and the stage's memory holds
 //    them (modelStatesMB).
+//  - A chunk's GEMMs run once over all its tokens: a job's model adds
+//    gemmExcessMs (their shape's cost beyond alpha2's per-token charge,
+//    cost::gemmSeconds) to the chunk's compute, split f / (1 - f) like
+//    the rest.
 //  - Bandwidth in GB/s of 10^9 bytes, times in ms; allToAllGBps = 0 (or
 //    d_s = 1) leaves the all-to-all out.
 //  - Eq. 11 prints l / (L d_s) T_fwd; with T_fwd the stage's per-GPU
@@ -48,6 +52,7 @@
 #include "passes/Checkpoint/ActivationMemory.h"
 #include "passes/DynamicPP/Chunk.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -68,6 +73,13 @@ struct DppModel {
   /// Windows carry the working memory of the backward that follows them
   /// (ckpt::CheckpointProblem::backwardWorkingMemory).
   bool backwardWorkingMemory = false;
+  /// A stage's GEMMs per GPU for a chunk of `tokens` tokens beyond what
+  /// alpha2 charges them (ms, forward + backward): a chunk's GEMMs run
+  /// once over all its tokens, so their weights' HBM traffic and their last
+  /// wave cost the chunk, not each token (cost::gemmSeconds). Empty: 0.
+  /// chunkTimes and chunkStageMs add it; the equal-time slicing and the
+  /// packing of short sequences (Chunking.h) balance without it.
+  std::function<double(int64_t tokens)> gemmExcessMs;
   /// Slice boundaries are multiples of this many tokens (1: any token).
   /// A job sets its SP degree d_s: Ulysses gives each of the stage's d_s
   /// ranks an equal part of every slice. See Chunking.h.
@@ -101,7 +113,11 @@ struct ChunkTimes {
 };
 ChunkTimes chunkTimes(const DppModel &m, const Chunk &c);
 
-/// forward + backward on one stage: chunkMs + the pieces' work.
+/// The chunk's gemmExcessMs (0 when the model has none).
+double chunkGemmExcessMs(const DppModel &m, const Chunk &c);
+
+/// forward + backward on one stage: chunkMs + the pieces' work + the
+/// chunk's GEMM excess.
 double chunkStageMs(const DppModel &m, const Chunk &c);
 
 /// One checkpointed layer's recompute on a stage: forward d_p / L.

@@ -53,7 +53,9 @@ chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
   const int64_t d = cost::effectiveHeadDim(shape);
   const cost::ComputeRates rates = model.rates();
   double fwd = 0, head = 0, core = 0, full = 0, input = 0, tokens = 0,
-         splitTokens = 0, fwdSeconds = 0, headSeconds = 0, coreSeconds = 0;
+         splitTokens = 0;
+  // The slices' attention cores and elementwise kernels, whole slices'.
+  cost::LayerSeconds kernels;
   for (const ChunkSlice &s : slices) {
     const cost::Slice slice{s.tokens(), s.begin};
     auto flops = cost::layerForwardFlops(shape, layer, slice);
@@ -62,19 +64,18 @@ chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
       return result;
     }
     auto seconds =
-        cost::layerForwardSeconds(shape, layer, slice, rates, model.attention);
+        cost::layerKernelSeconds(shape, layer, slice, rates, model.attention);
     if (!seconds.ok()) {
       result.problems = seconds.problems;
       return result;
     }
     fwd += flops.value.total();
-    fwdSeconds += seconds.value.total();
-    if (layer == shape.layers - 1) {
+    kernels.attentionProjections += seconds.value.attentionProjections;
+    kernels.attentionCore += seconds.value.attentionCore;
+    kernels.feedForward += seconds.value.feedForward;
+    if (layer == shape.layers - 1)
       head += cost::headForwardFlops(shape, s.tokens());
-      headSeconds += cost::headForwardSeconds(shape, s.tokens(), rates);
-    }
     core += cost::recomputeFlops(flops.value, activations);
-    coreSeconds += cost::recomputeSeconds(seconds.value, activations);
     auto kept = cost::activationBytesPerToken(shape, layer, slice, activations,
                                               model.attention);
     if (!kept.ok()) {
@@ -96,9 +97,24 @@ chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
   c.forwardFlops = fwd / split;
   c.headFlops = head / split;
   c.coreFlops = core / split;
-  c.forwardSeconds = fwdSeconds / split;
-  c.headSeconds = headSeconds / split;
-  c.coreSeconds = coreSeconds / split;
+  // The rank's GEMMs run once over all its tokens (the slices packed), on
+  // tokens / (ulysses x cp) rows with the weights split over tp.
+  const double rankTokens = tokens / tokenSplit;
+  auto gemms =
+      cost::layerGemmSeconds(shape, layer, rankTokens, layout.tp, rates);
+  if (!gemms.ok()) {
+    result.problems = gemms.problems;
+    return result;
+  }
+  cost::LayerSeconds rank = gemms.value;
+  rank.attentionProjections += kernels.attentionProjections / split;
+  rank.attentionCore += kernels.attentionCore / split;
+  rank.feedForward += kernels.feedForward / split;
+  c.forwardSeconds = rank.total();
+  if (layer == shape.layers - 1)
+    c.headSeconds =
+        cost::headForwardSeconds(shape, rankTokens, rates, layout.tp);
+  c.coreSeconds = cost::recomputeSeconds(rank, activations);
   c.fullBytes = roundBytes(full / split);
   c.dkvBytes = roundBytes(
       splitTokens * static_cast<double>(cost::kvBytesPerToken(shape)) / split);
@@ -106,7 +122,6 @@ chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
   if (layer == shape.layers - 1)
     c.logitBytes = roundBytes(
         tokens * static_cast<double>(cost::logitBytesPerToken(shape)) / split);
-  const double localTokens = tokens / tokenSplit;
   if (layout.ulysses > 1) {
     // Q and the attention output (heads x d each) and K, V (kv heads x d
     // each) of this rank's tokens; heads are already split by tp. The
@@ -115,15 +130,15 @@ chunkLayerCost(const TrainModel &model, const GroupLayout &layout,
         static_cast<double>(2 * shape.heads * d + 2 * shape.kvHeads * d) /
         static_cast<double>(layout.tp);
     const int64_t bytes =
-        roundBytes(localTokens * width * static_cast<double>(e));
+        roundBytes(rankTokens * width * static_cast<double>(e));
     c.allToAllBytes = ceilDiv(bytes, layout.ulysses) * layout.ulysses;
   }
   if (layout.tp > 1)
     c.tpAllReduceBytes =
-        roundBytes(2 * localTokens * static_cast<double>(shape.hidden * e));
+        roundBytes(2 * rankTokens * static_cast<double>(shape.hidden * e));
   if (layout.cp > 1) {
     const int64_t bytes = roundBytes(
-        localTokens * static_cast<double>(cost::kvBytesPerToken(shape)) /
+        rankTokens * static_cast<double>(cost::kvBytesPerToken(shape)) /
         static_cast<double>(layout.tp));
     c.cpKvBytes = ceilDiv(bytes, layout.cp) * layout.cp;
   }

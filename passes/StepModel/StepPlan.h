@@ -34,7 +34,8 @@ struct TrainModel {
   /// (train::trainSetupOf).
   std::optional<cost::KernelRates> kernels;
   cost::ComputeRates rates() const {
-    return {chip.bf16Flops, chip.hbmBandwidth, efficiency, kernels};
+    return {chip.bf16Flops, chip.hbmBandwidth, efficiency, kernels,
+            chip.fp8Flops};
   }
   cost::Checkpointing checkpointing = cost::Checkpointing::Selective;
   /// The strategy's checkpoint_layers: `checkpointing` applies to the

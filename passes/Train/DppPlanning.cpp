@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <memory>
 
 namespace plexus::train {
 
@@ -97,6 +99,29 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
   const FlopsPolynomial p = trainSecondsPolynomial(m);
   out.alpha1 = p.quadratic * 1e3;
   out.alpha2 = p.linear * 1e3;
+  // A chunk's GEMMs run once over its tokens / d_s rows per rank; alpha2
+  // charges them per token at kPolynomialGemmTokens rows. The difference,
+  // the whole model's over d_p stages, is the chunk's (its weights' HBM
+  // traffic below the roofline's ridge, its last wave). Memoized per token
+  // count (the planner asks for the same chunks many times).
+  {
+    const double perToken =
+        trainGemmSeconds(m, static_cast<double>(kPolynomialGemmTokens)) /
+        static_cast<double>(kPolynomialGemmTokens);
+    auto memo = std::make_shared<std::map<int64_t, double>>();
+    out.gemmExcessMs = [m, perToken, ds, dp, memo](int64_t tokens) {
+      auto it = memo->find(tokens);
+      if (it != memo->end())
+        return it->second;
+      const double rows = static_cast<double>(tokens) / static_cast<double>(ds);
+      const double ms = rows > 0
+                            ? (trainGemmSeconds(m, rows) - rows * perToken) *
+                                  1e3 / static_cast<double>(dp)
+                            : 0.0;
+      memo->emplace(tokens, ms);
+      return ms;
+    };
+  }
 
   if (ds > 1) {
     const int64_t small = int64_t(1) << 20, large = int64_t(64) << 20;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace plexus::train {
 
@@ -36,16 +37,41 @@ FlopsPolynomial trainFlopsPolynomial(const step::TrainModel &model) {
 
 FlopsPolynomial trainSecondsPolynomial(const step::TrainModel &model) {
   const cost::ComputeRates rates = model.rates();
-  return fitQuadratic([&](int64_t s) {
+  // The attention cores and the elementwise kernels: per sequence, exactly
+  // quadratic in s (no term without s).
+  FlopsPolynomial p = fitQuadratic([&](int64_t s) {
     double t = 0;
     for (int64_t l = 0; l < model.shape.layers; ++l) {
-      auto fwd = cost::layerForwardSeconds(model.shape, l, {s, 0}, rates,
-                                           model.attention);
+      auto fwd = cost::layerKernelSeconds(model.shape, l, {s, 0}, rates,
+                                          model.attention);
       t += 3 * fwd.value.total() +
            cost::recomputeSeconds(fwd.value, model.checkpointingAt(l));
     }
-    return t + 3 * cost::headForwardSeconds(model.shape, s, rates);
+    return t;
   });
+  // The GEMMs run over a packed batch, not per sequence: their per-token
+  // cost at kPolynomialGemmTokens tokens (their weights' traffic and the
+  // last wave shared by the batch).
+  const double m = static_cast<double>(kPolynomialGemmTokens);
+  p.linear += trainGemmSeconds(model, m) / m;
+  return p;
+}
+
+double trainGemmSeconds(const step::TrainModel &model, double tokens) {
+  const cost::ComputeRates rates = model.rates();
+  double t = 3 * cost::headForwardSeconds(model.shape, tokens, rates);
+  // Layers of one kind (dense or MoE) under one checkpointing mode have
+  // the same GEMMs: time each kind once.
+  std::optional<cost::LayerSeconds> dense, moe;
+  for (int64_t l = 0; l < model.shape.layers; ++l) {
+    const bool isDense = !model.shape.isMoE() || l < model.shape.denseLayers;
+    std::optional<cost::LayerSeconds> &known = isDense ? dense : moe;
+    if (!known)
+      known = cost::layerGemmSeconds(model.shape, l, tokens, 1, rates).value;
+    t += 3 * known->total() +
+         cost::recomputeSeconds(*known, model.checkpointingAt(l));
+  }
+  return t;
 }
 
 DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,

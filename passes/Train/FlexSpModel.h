@@ -38,9 +38,22 @@ FlopsPolynomial trainFlopsPolynomial(const step::TrainModel &model);
 
 /// The same work in seconds on the model's chip (cost::layerForwardSeconds
 /// at model.rates(); a backward twice its forward): seconds per token^2 and
-/// per token. Exact for the cost model's times, which are quadratic in s
-/// like the FLOPs.
+/// per token. The attention cores and the elementwise kernels are exact
+/// (cost::layerKernelSeconds is quadratic in s). The GEMMs run once over a
+/// rank's packed batch, so their time is not a sum over sequences
+/// (cost::gemmSeconds: tiles, waves, the weights' HBM traffic); the
+/// polynomial charges each token their per-token time in a batch of
+/// kPolynomialGemmTokens tokens, a training micro-batch's order of size.
+/// The simulator times each batch's GEMMs by its shape.
+inline constexpr int64_t kPolynomialGemmTokens = 8192;
 FlopsPolynomial trainSecondsPolynomial(const step::TrainModel &model);
+
+/// The GEMMs of the whole model's training pass on one rank holding
+/// `tokens` tokens (tp 1): every layer's forward, backward (twice) and what
+/// its checkpointing recomputes, and the head's forward and backward, in
+/// seconds at model.rates(). trainSecondsPolynomial's linear term holds
+/// trainGemmSeconds(kPolynomialGemmTokens) / kPolynomialGemmTokens.
+double trainGemmSeconds(const step::TrainModel &model, double tokens);
 
 /// FlexSP's model for a job: alpha1/alpha2 from trainSecondsPolynomial;
 /// actMBPerToken from activationBytesPerToken (MB = 2^20 bytes) at the batch's

@@ -31,8 +31,7 @@ baselines::TrainSetup trainSetupOf(TrainOps ops) {
   setup.model.shape = ops.model.getShape().toShape();
   setup.model.chip = ops.fabric.getChip().toChipSpec();
   setup.model.efficiency = setup.model.chip.gemmEfficiency;
-  setup.model.kernels = cost::KernelRates{setup.model.chip.attentionEfficiency,
-                                          setup.model.chip.memoryEfficiency};
+  setup.model.kernels = cost::chipRates(setup.model.chip).kernels;
   switch (strategy.getCheckpoint()) {
   case plx::Checkpoint::none:
     setup.model.checkpointing = cost::Checkpointing::None;

@@ -13,12 +13,11 @@
 // CHECK-NEXT:   plan.microbatch 0 time {{.*}} {
 // CHECK-NEXT:     plan.sp_group degree 16 ranks [0, 15] seqs [63]
 // CHECK-NEXT:   }
-// The short ones in node-local groups: four of 2 beside one of 8 (a whole
-// node), then eight of 2 side by side; no short sequence crosses a node.
+// The short ones in node-local groups: twice eight of 2 side by side; no
+// short sequence crosses a node.
 // CHECK-NEXT:   plan.microbatch 1 time {{.*}} {
 // CHECK-NEXT:     plan.sp_group degree 2 ranks [0, 1] seqs
-// CHECK-COUNT-3:  plan.sp_group degree 2 ranks
-// CHECK-NEXT:     plan.sp_group degree 8 ranks [8, 15] seqs
+// CHECK-COUNT-7:  plan.sp_group degree 2 ranks
 // CHECK-NEXT:   }
 // CHECK-NEXT:   plan.microbatch 2 time {{.*}} {
 // CHECK-NEXT:     plan.sp_group degree 2 ranks [0, 1] seqs
@@ -47,7 +46,7 @@
 module {
   plx.model @gpt1b <layers = 8, hidden = 2048, heads = 16, kv_heads = 16, head_dim = 128, ffn = 8192, vocab = 50257, mlp = gelu>
   plx.dataset @mixed #plx.histogram<bounds = [2047, 2048, 98303, 98304], weights = [0.0, 95.0, 0.0, 5.0]> clamp 98304 padding 1 overlong drop
-  plx.fabric @a100_16 chip <name = "A100_40GB", bf16_flops = 3.12e+14, fp8_flops = 0.0, hbm_bytes = 40000000000, hbm_bandwidth = 1.555e+12, nvlink_bandwidth = 6.0e+11> nodes 2 x 8 intra_node nvswitch 300000000000 topology #plx.fat_tree<radix = 8, tiers = 2, link_bandwidth = 6.25e+09>
+  plx.fabric @a100_16 chip <name = "A100_40GB", bf16_flops = 3.12e+14, fp8_flops = 0.0, hbm_bytes = 40000000000, hbm_bandwidth = 1.555e+12, nvlink_bandwidth = 6.0e+11, sm_count = 108> nodes 2 x 8 intra_node nvswitch 300000000000 topology #plx.fat_tree<radix = 8, tiers = 2, link_bandwidth = 6.25e+09>
   plx.train @flexsp model @gpt1b data @mixed fabric @a100_16 batch 64 steps 1 seed 5 strategy <sp = adaptive, sp_degree = 0, checkpoint = selective, memory_limit = 6000000000>
   plan.job @flexsp_job fabric @a100_16 ranks 16 chips [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (0, 7), (1, 0), (1, 1), (1, 2), (1, 3), (1, 4), (1, 5), (1, 6), (1, 7)] {
     plan.comm_group @sp0 all_to_all ranks [0, 1, 2, 3, 4, 5, 6, 7] order [0, 1, 2, 3, 4, 5, 6, 7] hops 0

@@ -13,15 +13,15 @@
 // RUN: plx-opt %s -plx-dynamic-pp | FileCheck %s
 // CHECK:      plan.step @dpp_step0 index 0 world 8 {{.*}} job @dpp strategy "dpp" lengths [512, 512, 512, 512, 512, 512, 16384,
 // CHECK-NEXT:   plan.pipeline 0 stages 2 sp 4 nsplit 7 time {{.*}} backward [6, 5, 4, 3, 2, 1, 0, 13, 12, 11, 10, 9, 8, 7, 14] {
-// CHECK-NEXT:     plan.chunk 0 split slices [6:0-4148]
-// CHECK-NEXT:     plan.chunk 1 split slices [6:4148-7020]
-// CHECK-NEXT:     plan.chunk 2 split slices [6:7020-9360]
-// CHECK-NEXT:     plan.chunk 3 split slices [6:9360-11388]
-// CHECK-NEXT:     plan.chunk 4 split slices [6:11388-13200]
-// CHECK-NEXT:     plan.chunk 5 split slices [6:13200-14852]
-// CHECK-NEXT:     plan.chunk 6 hybrid slices [6:14852-16384, 0:0-512,
-// CHECK-NEXT:     plan.chunk 7 split slices [13:0-4148]
-// CHECK:          plan.chunk 13 hybrid slices [13:14852-16384,
+// CHECK-NEXT:     plan.chunk 0 split slices [6:0-4124]
+// CHECK-NEXT:     plan.chunk 1 split slices [6:4124-6996]
+// CHECK-NEXT:     plan.chunk 2 split slices [6:6996-9340]
+// CHECK-NEXT:     plan.chunk 3 split slices [6:9340-11372]
+// CHECK-NEXT:     plan.chunk 4 split slices [6:11372-13188]
+// CHECK-NEXT:     plan.chunk 5 split slices [6:13188-14848]
+// CHECK-NEXT:     plan.chunk 6 hybrid slices [6:14848-16384, 0:0-512,
+// CHECK-NEXT:     plan.chunk 7 split slices [13:0-4124]
+// CHECK:          plan.chunk 13 hybrid slices [13:14848-16384,
 // CHECK-NEXT:     plan.chunk 14 packed slices
 // Stage 0 holds more chunks at once than stage 1, so it checkpoints at
 // least as many layers of every chunk.
@@ -46,8 +46,8 @@
 // PACKED-NOT:  split
 // RUN: plx-opt %s -plx-dynamic-pp=mode=even | FileCheck %s --check-prefix=EVEN
 // EVEN:      strategy "seq1f1b"
-// EVEN:      plan.chunk 0 split slices [6:0-1640]
-// EVEN-NEXT: plan.chunk 1 split slices [6:1640-3280]
+// EVEN:      plan.chunk 0 split slices [6:0-4096]
+// EVEN-NEXT: plan.chunk 1 split slices [6:4096-8192]
 
 // Without checkpointing the long sequences do not fit at any slice count:
 // the error names the stage, the chunks and the memory.
@@ -57,12 +57,12 @@
 // The adaptive plan's time and peak memory (plx-checkpoint.mlir compares
 // full checkpointing with them: slower, less memory).
 // RUN: plx-opt %s -plx-dynamic-pp | FileCheck %s --check-prefix=ADAPTIVE
-// ADAPTIVE: plan.step @dpp_step0 index 0 world 8 time 0.0061{{[0-9]*}} peak_mem 1899{{[0-9]+}}
+// ADAPTIVE: plan.step @dpp_step0 index 0 world 8 time 0.006646{{[0-9]*}} peak_mem 1898{{[0-9]+}}
 
 module {
   plx.model @small <layers = 4, hidden = 512, heads = 8, kv_heads = 8, head_dim = 64, ffn = 2048, vocab = 1000>
   plx.dataset @mixed #plx.histogram<bounds = [511, 512, 16383, 16384], weights = [0.0, 6.0, 0.0, 1.0]> clamp 16384 padding 1 overlong drop
-  plx.fabric @pair chip <name = "H100", bf16_flops = 9.89e+14, fp8_flops = 1.979e+15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e+12, nvlink_bandwidth = 9.0e+11> nodes 2 x 4 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.25e+10>
+  plx.fabric @pair chip <name = "H100", bf16_flops = 9.89e+14, fp8_flops = 1.979e+15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e+12, nvlink_bandwidth = 9.0e+11, sm_count = 132> nodes 2 x 4 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.25e+10>
   plx.train @dpp model @small data @mixed fabric @pair batch 16 steps 1 seed 5 strategy <sp_degree = 4, pp = dynamic, pp_degree = 0, checkpoint = adaptive, memory_limit = 201326592>
   plan.job @dpp_job fabric @pair ranks 8 chips [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1), (1, 2), (1, 3)] {
     plan.comm_group @sp0 all_to_all ranks [0, 1, 2, 3] order [0, 1, 2, 3] hops 0

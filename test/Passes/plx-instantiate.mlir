@@ -3,7 +3,7 @@
 
 plx.model @m <layers = 4, hidden = 256, heads = 8, kv_heads = 8, head_dim = 32, ffn = 1024, vocab = 100>
 plx.dataset @d #plx.lognormal<mu = 7.0, sigma = 1.0> clamp 0 padding 1 overlong drop
-plx.fabric @f chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11> nodes 4 x 4 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 8, tiers = 2, link_bandwidth = 5.0e10>
+plx.fabric @f chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11, sm_count = 132> nodes 4 x 4 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 8, tiers = 2, link_bandwidth = 5.0e10>
 
 // 8 ranks: sp 2 x pp 2 x dp 2; rank = ((d * 2 + p) * 2 + s): each replica
 // (d) holds 4 consecutive ranks.
@@ -27,7 +27,7 @@ plx.train @t model @m data @d fabric @f chips 8 batch 8 steps 1 seed 0 strategy 
 // A serving job of 2 instances of PP2 x EP2 on its whole fabric.
 plx.model @moe <layers = 4, hidden = 256, heads = 4, kv_heads = 4, head_dim = 64, ffn = 1024, vocab = 100, experts = 4, top_k = 2, moe_ffn = 128>
 plx.workload @w #plx.trajectories<"t.jsonl", tasks = 3, concurrency = 1>
-plx.fabric @f chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11> nodes 2 x 4 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 8, tiers = 2, link_bandwidth = 5.0e10>
+plx.fabric @f chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11, sm_count = 132> nodes 2 x 4 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 8, tiers = 2, link_bandwidth = 5.0e10>
 plx.serve @s model @moe workload @w fabric @f seed 0 strategy <pp = 2, ep = 2>
 
 // CHECK-LABEL: plan.job @s_job fabric @f ranks 8 {

@@ -34,11 +34,19 @@
 // forward FLOPs per layer are 2 x 1024 x 196,608 (projections) + 2 x 4 x 64
 // x 1024^2 (attention core) + 2 x 1024 x 786,432 (SwiGLU) = 2,550,136,832,
 // the same per rank for two over 2 ranks. Its time on the H100 at the
-// chip's rates (docs/cost-model.md, "Compute time by kind of kernel"): the
-// GEMMs' 2,013,265,920 FLOPs at 0.6156 of 989 TFLOP/s (0.66 x (792.1 / 989)
-// / (267.9 / 312)), the fused core's 536,870,912 at 0.55, and 1,024 tokens
-// x 11,776 elementwise bytes (norms 2 x 1,024, bias-dropout-adds 2 x 1,792,
-// SwiGLU 3 x 2 x 1,024) at 0.75 x 3.35 TB/s: 9.093 us.
+// chip's rates (docs/cost-model.md, "Compute time by kind of kernel" and
+// "GEMMs by shape and dtype"; GEMMs at 0.6063 of 989 TFLOP/s, 0.65 x
+// (792.1 / 989) / (267.9 / 312), on 132 SMs in 128 x 128 tiles): the
+// rank's 1,024 tokens fill few tiles, so each GEMM takes one wave of one
+// 128 x 128 x 256 tile-product per SM, 132 x 128 x 128 x 2 x 256 FLOPs at
+// that rate = 1.8467 us: QKV (1024 x 256 by 256 x 512: 32 tiles, k too
+// short to split), O (16 tiles) and down (1024 x 1024 by 1024 x 256: 16
+// tiles, k split 4 ways); gate-and-up (1024 x 256 by 256 x 2048) is
+// memory-bound, (1024 x 256 + 256 x 2048 + 1024 x 2048) x 2 bytes =
+// 5,767,168 at 0.75 x 3.35 TB/s = 2.2954 us. Then the fused core's
+// 536,870,912 FLOPs at 0.55 of the peak (0.9870 us) and 1,024 tokens x
+// 11,776 elementwise bytes (norms 2 x 1,024, bias-dropout-adds 2 x 1,792,
+// SwiGLU 3 x 2 x 1,024) at 0.75 x 3.35 TB/s (4.7995 us): 13.622 us.
 // Selective checkpointing keeps 10,240 bytes per token and layer:
 // 10,240 x 2,048 / 2 = 10,485,760 per rank (docs/lowering.md).
 // CHECK-LABEL: rt.program @rank_0 rank 0 resident 21720064 {
@@ -46,7 +54,7 @@
 // CHECK-NEXT:    rt.wait pending 0
 // CHECK-NEXT:    rt.all_gather group zero @"zero:0-3" bytes 491776 async layers [1, 2)
 // CHECK-NEXT:    rt.all_to_all group sp @"sp:0-1" bytes 1572864
-// CHECK-NEXT:    rt.compute fwd layers [0, 1) stage 0 seqs [2, 7] time 9.093{{[0-9]*}}e-06 flops 2550136832.0 mem 10485760 ulysses @"sp:0-1"
+// CHECK-NEXT:    rt.compute fwd layers [0, 1) stage 0 seqs [2, 7] time 1.36218{{[0-9]*}}e-05 flops 2550136832.0 mem 10485760 ulysses @"sp:0-1"
 // The backward starts at the last layer: recompute (selective: the
 // attention core), backward, all-to-all, then the gradients' reduction on
 // the stream; the next wait leaves that reduction pending. Recompute reruns
@@ -123,7 +131,7 @@
 module {
   plx.model @small <layers = 4, hidden = 256, heads = 4, kv_heads = 2, head_dim = 64, ffn = 1024, vocab = 1000>
   plx.dataset @short #plx.histogram<bounds = [255, 256, 1023, 1024], weights = [0.0, 3.0, 0.0, 1.0]> clamp 2048 padding 1 overlong drop
-  plx.fabric @pair chip <name = "H100", bf16_flops = 9.89e+14, fp8_flops = 1.979e+15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e+12, nvlink_bandwidth = 9.0e+11> nodes 2 x 2 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.25e+10>
+  plx.fabric @pair chip <name = "H100", bf16_flops = 9.89e+14, fp8_flops = 1.979e+15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e+12, nvlink_bandwidth = 9.0e+11, sm_count = 132> nodes 2 x 2 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.25e+10>
   plx.train @job model @small data @short fabric @pair batch 8 steps 1 seed 3 strategy <sp_degree = 2, checkpoint = selective>
   plan.job @job_job fabric @pair ranks 4 chips [(0, 0), (0, 1), (1, 0), (1, 1)] {
     plan.comm_group @sp0 all_to_all ranks [0, 1] order [0, 1] hops 0

@@ -2,7 +2,7 @@
 
 // A 1 x 5 RailX row with 2 rails: rows of 5 <= 2R+1 nodes are one hop
 // all-to-all, and each rail is one Hamiltonian ring over the row.
-plx.fabric @row chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11> nodes 5 x 1 intra_node nvswitch 450000000000 topology #plx.railx<rows = 1, cols = 5, rails = 2, link_bandwidth = 1.0e11>
+plx.fabric @row chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11, sm_count = 132> nodes 5 x 1 intra_node nvswitch 450000000000 topology #plx.railx<rows = 1, cols = 5, rails = 2, link_bandwidth = 1.0e11>
 
 // The circuit table follows the fabric: one ring per rail of the row, the
 // Walecki decomposition of K_5 ((4 0 1 3 2) and (4 1 2 0 3)), and one
@@ -22,7 +22,7 @@ plan.job @sp fabric @row ranks 5 {
 // -----
 
 // Two jobs on one fabric get disjoint chips; a pipeline takes neighbours.
-plx.fabric @grid chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11> nodes 9 x 2 intra_node nvswitch 450000000000 topology #plx.railx<rows = 3, cols = 3, rails = 1, link_bandwidth = 1.0e11> failed <chip(0, 1)>
+plx.fabric @grid chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11, sm_count = 132> nodes 9 x 2 intra_node nvswitch 450000000000 topology #plx.railx<rows = 3, cols = 3, rails = 1, link_bandwidth = 1.0e11> failed <chip(0, 1)>
 
 // CHECK-LABEL: plan.circuits @grid_circuits
 // CHECK-NEXT: plan.circuit row 0 rail 0 cycle [2, 0, 1]

@@ -12,7 +12,7 @@
 // 2 (p-1)/p S / (2 x 100 GB/s) = 8 ms, plus 8 ring steps of (5 us + 0.3 us
 // optical hop) = 42.4 us; after 10 ms of compute: 18.0424 ms.
 // CHECK: plx.sim.step_time = 1.80424{{[0-9]*}}e-02
-plx.fabric @rx chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11> nodes 5 x 1 intra_node nvswitch 450000000000 topology #plx.railx<rows = 1, cols = 5, rails = 2, link_bandwidth = 1.0e11>
+plx.fabric @rx chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11, sm_count = 132> nodes 5 x 1 intra_node nvswitch 450000000000 topology #plx.railx<rows = 1, cols = 5, rails = 2, link_bandwidth = 1.0e11>
 plan.job @dp_job fabric @rx ranks 5 {
   plan.comm_group @dp ring ranks [0, 1, 2, 3, 4]
 }
@@ -44,7 +44,7 @@ rt.program @rank_4 rank 4 {
 // 2 (p-1)/p S / 100 GB/s = 16 ms plus its latencies: twice RailX's
 // transfer time.
 // CHECK: plx.sim.step_time = 2.60{{[0-9]*}}e-02
-plx.fabric @ft chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11> nodes 5 x 1 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.0e11>
+plx.fabric @ft chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11, sm_count = 132> nodes 5 x 1 intra_node nvswitch 450000000000 topology #plx.fat_tree<radix = 4, tiers = 2, link_bandwidth = 1.0e11>
 plan.job @dp_job fabric @ft ranks 5 {
   plan.comm_group @dp ring ranks [0, 1, 2, 3, 4]
 }

@@ -204,8 +204,8 @@ LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                StringRef name, Real bf16, Real fp8, int64_t hbm,
                                Real hbmBw, Real nvlink, Real overlapSlowdown,
                                Real overlapCommEfficiency, Real gemmEfficiency,
-                               Real attentionEfficiency,
-                               Real memoryEfficiency) {
+                               Real attentionEfficiency, Real memoryEfficiency,
+                               int64_t smCount) {
   if (name.empty())
     return emitError() << "chip needs a name";
   if (!(bf16 > 0))
@@ -230,6 +230,9 @@ LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
         {"memory_efficiency", memoryEfficiency}})
     if (!(v > 0 && v <= 1))
       return emitError() << "chip " << field << " must be in (0, 1], got " << v;
+  if (smCount < 0 || smCount > 100000)
+    return emitError() << "chip sm_count must be in [0, 100000], got "
+                       << smCount;
   return success();
 }
 
@@ -247,6 +250,7 @@ plexus::cost::ChipSpec ChipAttr::toChipSpec() const {
   chip.gemmEfficiency = getGemmEfficiency();
   chip.attentionEfficiency = getAttentionEfficiency();
   chip.memoryEfficiency = getMemoryEfficiency();
+  chip.smCount = getSmCount();
   return chip;
 }
 

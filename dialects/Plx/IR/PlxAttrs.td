@@ -136,7 +136,9 @@ def Plx_ChipAttr : Plx_Attr<"Chip", "chip"> {
     peak that large GEMMs and a fused attention core achieve,
     `memory_efficiency` the fraction of HBM bandwidth memory-bound kernels
     achieve (`dialects/Common/ChipCatalog.h`; each printed only when not the
-    default).
+    default). `sm_count` is the chip's streaming multiprocessors, over which
+    GEMMs are timed by their tiles and waves (`cost::gemmSeconds`); 0 (not
+    printed) times them without that quantization.
   }];
   let parameters = (ins StringRefParameter<"catalog key">:$name,
       Plx_F64Param:$bf16_flops, Plx_F64Param:$fp8_flops, "int64_t":$hbm_bytes,
@@ -145,7 +147,8 @@ def Plx_ChipAttr : Plx_Attr<"Chip", "chip"> {
       Plx_DefaultF64<"::plexus::cost::kDefaultOverlapCommEfficiency">:$overlap_comm_efficiency,
       Plx_DefaultF64<"::plexus::cost::kDefaultGemmEfficiency">:$gemm_efficiency,
       Plx_DefaultF64<"::plexus::cost::kDefaultAttentionEfficiency">:$attention_efficiency,
-      Plx_DefaultF64<"::plexus::cost::kDefaultMemoryEfficiency">:$memory_efficiency);
+      Plx_DefaultF64<"::plexus::cost::kDefaultMemoryEfficiency">:$memory_efficiency,
+      Plx_DefaultI64<"0">:$sm_count);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

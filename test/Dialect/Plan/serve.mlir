@@ -7,7 +7,7 @@
 
 plx.model @moe <layers = 92, hidden = 2048, heads = 16, kv_heads = 4, head_dim = 128, ffn = 8192, vocab = 32000, experts = 32, top_k = 4, shared_experts = 1, moe_ffn = 1024, dense_layers = 1, mtp_layers = 1, dtype = fp8>
 plx.workload @swe #plx.synthetic_agent<preset = swe_bench, tasks = 48, concurrency = 16, turns = 6, prompt = 4000, new_tokens = 1500, output_tokens = 600, tool_latency = 3.0, max_len = 32768>
-plx.fabric @h800_64 chip <name = "H800", bf16_flops = 9.89e+14, fp8_flops = 1.979e+15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e+12, nvlink_bandwidth = 4.0e+11> nodes 8 x 8 intra_node nvswitch 200000000000 topology #plx.rail_optimized<rails = 8, radix = 16, link_bandwidth = 5.0e+10>
+plx.fabric @h800_64 chip <name = "H800", bf16_flops = 9.89e+14, fp8_flops = 1.979e+15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e+12, nvlink_bandwidth = 4.0e+11, sm_count = 132> nodes 8 x 8 intra_node nvswitch 200000000000 topology #plx.rail_optimized<rails = 8, radix = 16, link_bandwidth = 5.0e+10>
 plx.serve @pipeswift model @moe workload @swe fabric @h800_64 seed 5 strategy <pp = 2, ep = 8, dp_attention = true, mtp_drafts = 3>
 plx.serve @wide model @moe workload @swe fabric @h800_64 chips 32 seed 5 strategy <ep = 16>
 

@@ -31,12 +31,12 @@ plx.workload @recorded #plx.trajectories<"swe.jsonl", tasks = 12, concurrency = 
 plx.workload @synthetic #plx.synthetic_agent<preset = browsecomp, tasks = 64, concurrency = 8, turns = 10, prompt = 2000, new_tokens = 3000, output_tokens = 400, tool_latency = 2.5, max_len = 81920>
 
 // CHECK-LABEL: plx.fabric @fat
-// CHECK-SAME: chip <name = "H100", bf16_flops = 9.89e+14, fp8_flops = 1.979e+15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e+12, nvlink_bandwidth = 9.0e+11> nodes 4 x 8 intra_node nvswitch 900000000000 topology #plx.fat_tree<radix = 16, tiers = 2, link_bandwidth = 5.0e+10, oversubscription = 2.0>
-plx.fabric @fat chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11> nodes 4 x 8 intra_node nvswitch 900000000000 topology #plx.fat_tree<radix = 16, tiers = 2, link_bandwidth = 5.0e10, oversubscription = 2.0>
+// CHECK-SAME: chip <name = "H100", bf16_flops = 9.89e+14, fp8_flops = 1.979e+15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e+12, nvlink_bandwidth = 9.0e+11, sm_count = 132> nodes 4 x 8 intra_node nvswitch 900000000000 topology #plx.fat_tree<radix = 16, tiers = 2, link_bandwidth = 5.0e+10, oversubscription = 2.0>
+plx.fabric @fat chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11, sm_count = 132> nodes 4 x 8 intra_node nvswitch 900000000000 topology #plx.fat_tree<radix = 16, tiers = 2, link_bandwidth = 5.0e10, oversubscription = 2.0>
 
 // CHECK-LABEL: plx.fabric @railx
 // CHECK-SAME: topology #plx.railx<rows = 4, cols = 4, rails = 2, link_bandwidth = 1.0e+11, directed = true>
-plx.fabric @railx chip <name = "B200", bf16_flops = 2.25e15, fp8_flops = 4.5e15, hbm_bytes = 180000000000, hbm_bandwidth = 8.0e12, nvlink_bandwidth = 1.8e12> nodes 16 x 8 intra_node nvswitch 1800000000000 topology #plx.railx<rows = 4, cols = 4, rails = 2, link_bandwidth = 1.0e11, directed = true>
+plx.fabric @railx chip <name = "B200", bf16_flops = 2.25e15, fp8_flops = 4.5e15, hbm_bytes = 180000000000, hbm_bandwidth = 8.0e12, nvlink_bandwidth = 1.8e12, sm_count = 148> nodes 16 x 8 intra_node nvswitch 1800000000000 topology #plx.railx<rows = 4, cols = 4, rails = 2, link_bandwidth = 1.0e11, directed = true>
 
 // CHECK-LABEL: plx.fabric @torus
 // CHECK-SAME: intra_node ring 20000000000 topology #plx.torus<dims = [2, 2, 2], link_bandwidth = 2.5e+10>
@@ -44,7 +44,7 @@ plx.fabric @torus chip <name = "CPU", bf16_flops = 2.0e12, fp8_flops = 0.0, hbm_
 
 // CHECK-LABEL: plx.fabric @rails
 // CHECK-SAME: topology #plx.rail_optimized<rails = 8, radix = 64, link_bandwidth = 5.0e+10>
-plx.fabric @rails chip <name = "H800", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 4.0e11> nodes 8 x 8 intra_node nvswitch 400000000000 topology #plx.rail_optimized<rails = 8, radix = 64, link_bandwidth = 5.0e10>
+plx.fabric @rails chip <name = "H800", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 4.0e11, sm_count = 132> nodes 8 x 8 intra_node nvswitch 400000000000 topology #plx.rail_optimized<rails = 8, radix = 64, link_bandwidth = 5.0e10>
 
 // CHECK-LABEL: plx.train @adaptive
 // CHECK-SAME: model @dense data @file fabric @fat batch 512 steps 2 seed 42 strategy <sp = adaptive, sp_degree = 0, checkpoint = selective, memory_limit = 30000000000>
@@ -65,4 +65,4 @@ plx.serve @serve_auto model @moe workload @synthetic fabric @rails seed 3 strate
 
 // CHECK-LABEL: plx.fabric @faulty
 // CHECK-SAME: topology #plx.railx<rows = 3, cols = 3, rails = 1, link_bandwidth = 1.0e+11> failed <chip(3, 1), link(4, 5), port(row, 2, 0, 2), port(col, 0, 0, 1)>
-plx.fabric @faulty chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11> nodes 9 x 8 intra_node nvswitch 450000000000 topology #plx.railx<rows = 3, cols = 3, rails = 1, link_bandwidth = 1.0e11> failed <chip(3, 1), link(4, 5), port(row, 2, 0, 2), port(col, 0, 0, 1)>
+plx.fabric @faulty chip <name = "H100", bf16_flops = 9.89e14, fp8_flops = 1.979e15, hbm_bytes = 80000000000, hbm_bandwidth = 3.35e12, nvlink_bandwidth = 9.0e11, sm_count = 132> nodes 9 x 8 intra_node nvswitch 450000000000 topology #plx.railx<rows = 3, cols = 3, rails = 1, link_bandwidth = 1.0e11> failed <chip(3, 1), link(4, 5), port(row, 2, 0, 2), port(col, 0, 0, 1)>

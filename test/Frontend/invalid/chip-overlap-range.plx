@@ -13,5 +13,5 @@ fabric f {
 // A chip's overrides reach the IR; the defaults are not printed.
 // RUN: printf 'fabric f {\n  chip = H100 { overlap_slowdown = 0.25; };\n  nodes = 1; chips_per_node = 8;\n  topology = fat_tree { radix = 8; tiers = 2; link = 400 Gb/s; };\n}\n' > %t.plx
 // RUN: plxc %t.plx --emit=spec | FileCheck %s --check-prefix=IR
-// IR: chip <name = "H100 (modified: overlap_slowdown)", {{.*}}, nvlink_bandwidth = 9.0e+11, overlap_slowdown = 0.25>
+// IR: chip <name = "H100 (modified: overlap_slowdown)", {{.*}}, nvlink_bandwidth = 9.0e+11, overlap_slowdown = 0.25, sm_count = 132>
 // RUN: plxc %t.plx --emit=spec | plx-opt | FileCheck %s --check-prefix=IR

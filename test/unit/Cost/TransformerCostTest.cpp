@@ -317,10 +317,15 @@ TEST(TransformerCost, FlatSecondsAreFlopsAtTheGemmRate) {
 }
 
 TEST(TransformerCost, SecondsByKindOfKernel) {
-  // The GEMMs as above plus 4 tokens' elementwise bytes at 5e10 B/s.
+  // The tiny layer's GEMMs are far below the roofline's ridge, so each
+  // takes its operands' bf16 bytes at 5e10 B/s (no SM count: no tiles):
+  // QKV 4x4 by 4x12: (16 + 48 + 48) x 2 = 224 B; O 4x4 by 4x4: 96 B;
+  // gate-and-up 4x4 by 4x16: (16 + 64 + 64) x 2 = 288 B; down 4x8 by 8x4:
+  // (32 + 32 + 16) x 2 = 160 B. Plus 4 tokens' elementwise bytes.
   LayerSeconds fused = seconds({4, 0}, true, AttentionKernel::Fused);
-  EXPECT_DOUBLE_EQ(fused.attentionProjections, 512 / 5e11 + 4 * 44 / 5e10);
-  EXPECT_DOUBLE_EQ(fused.feedForward, 768 / 5e11 + 4 * 92 / 5e10);
+  EXPECT_DOUBLE_EQ(fused.attentionProjections,
+                   (224 + 96) / 5e10 + 4 * 44 / 5e10);
+  EXPECT_DOUBLE_EQ(fused.feedForward, (288 + 160) / 5e10 + 4 * 92 / 5e10);
   // Fused: the causal half's 128 FLOPs at 2.5e11.
   EXPECT_DOUBLE_EQ(fused.attentionCore, 128 / 2.5e11);
   // Eager: the whole 4 x 4 square (twice the 8 causal pairs) through the
@@ -339,21 +344,158 @@ TEST(TransformerCost, SecondsByKindOfKernel) {
   EXPECT_DOUBLE_EQ(recomputeSeconds(fused, Checkpointing::AttentionMlp),
                    fused.attentionCore + fused.feedForward);
   EXPECT_DOUBLE_EQ(recomputeSeconds(fused, Checkpointing::Full), fused.total());
-  // The head: 2·4·4·10 = 320 FLOPs of GEMM.
-  EXPECT_DOUBLE_EQ(headForwardSeconds(tiny(), 4, testRates(true)), 320 / 5e11);
+  // The head: 4x4 by 4x10, (16 + 40 + 40) x 2 = 192 B; on the flat model
+  // its 2·4·4·10 = 320 FLOPs at the GEMM rate.
+  EXPECT_DOUBLE_EQ(headForwardSeconds(tiny(), 4, testRates(true)), 192 / 5e10);
+  EXPECT_DOUBLE_EQ(headForwardSeconds(tiny(), 4, testRates(false)), 320 / 5e11);
+}
+
+// testRates(true) with 4 SMs: 5e11 / 4 FLOP/s per SM, 128 x 128 tiles,
+// split-K at least 256 deep.
+ComputeRates fourSms() {
+  ComputeRates r = testRates(true);
+  r.kernels->smCount = 4;
+  return r;
+}
+
+double gemm(double m, double n, double k, double groups = 1,
+            DType dtype = DType::BF16, const ComputeRates &r = fourSms()) {
+  return gemmSeconds({m, n, k, groups}, dtype, r);
+}
+
+TEST(TransformerCost, GemmSecondsByTilesAndWaves) {
+  // 256 x 256 outputs: 4 tiles, one whole wave: exactly the FLOPs at the
+  // GEMM rate, 2·256·256·4096 / 5e11 (memory: 4,325,376 B, 86.5 us, less).
+  const double whole = 2.0 * 256 * 256 * 4096 / 5e11;
+  EXPECT_DOUBLE_EQ(gemm(256, 256, 4096), whole);
+  // m = 129 still takes two tile rows: the same time for fewer FLOPs.
+  EXPECT_DOUBLE_EQ(gemm(129, 256, 4096), whole);
+  // 640 x 256: 10 tiles in 3 waves of 4, 12 tile-times of 128·128·2·4096
+  // FLOPs at 1.25e11 per SM: 10/12 of the SMs' time does work.
+  EXPECT_DOUBLE_EQ(gemm(640, 256, 4096), 3 * 128.0 * 128 * 2 * 4096 / 1.25e11);
+  GemmTiming t = gemmTiming({640, 256, 4096}, DType::BF16, fourSms());
+  EXPECT_DOUBLE_EQ(t.tiles, 10);
+  EXPECT_DOUBLE_EQ(t.split, 1);
+  EXPECT_DOUBLE_EQ(t.waves, 3);
+  EXPECT_FALSE(t.memoryBound());
+  EXPECT_DOUBLE_EQ(gemmTiming({128, 128, 4096}, DType::BF16, fourSms()).split,
+                   4);
+  // A grouped GEMM of 2 problems of one tile each: 2 tiles, split-K 2 fills
+  // the 4 SMs: the FLOPs at the GEMM rate.
+  EXPECT_DOUBLE_EQ(gemm(128, 128, 4096, 2), 2 * 2.0 * 128 * 128 * 4096 / 5e11);
+}
+
+TEST(TransformerCost, GemmSecondsSplitsKWhenTilesAreFewerThanSms) {
+  // One tile, k = 4096: split 4 (4 SMs / 1 tile, 4096 / 256 = 16 allowed),
+  // one wave of 1024-deep blocks: the FLOPs at the GEMM rate.
+  EXPECT_DOUBLE_EQ(gemm(128, 128, 4096), 2.0 * 128 * 128 * 4096 / 5e11);
+  // k = 512 allows two 256-deep splits: two SMs idle, twice the FLOPs' time.
+  EXPECT_DOUBLE_EQ(gemm(128, 128, 512), 2 * (2.0 * 128 * 128 * 512 / 5e11));
+  // k = 128 cannot split: 1 of 4 SMs works.
+  EXPECT_DOUBLE_EQ(gemm(128, 128, 128), 4 * (2.0 * 128 * 128 * 128 / 5e11));
+}
+
+TEST(TransformerCost, GemmSecondsMeetTheMemoryRoofline) {
+  // A 1 x 4096 by 4096 x 4096 product (a decode step's GEMV) without an SM
+  // count: 2·4096² FLOPs take 67 us at 5e11, its operands (4096 + 4096² +
+  // 4096) x 2 B take 671 us at 5e10 B/s.
+  ComputeRates r = testRates(true);
+  EXPECT_DOUBLE_EQ(gemm(1, 4096, 4096, 1, DType::BF16, r),
+                   (4096.0 + 4096.0 * 4096 + 4096) * 2 / 5e10);
+  // The flat model knows no memory: FLOPs at the GEMM rate.
+  EXPECT_DOUBLE_EQ(gemm(1, 4096, 4096, 1, DType::BF16, testRates(false)),
+                   2.0 * 4096 * 4096 / 5e11);
+  // Split-K's fp32 partials stay in L2: on a chip of 1e7 B/s, one tile
+  // split 4 takes its operands' (128·4096·2 + 128²) x 2 B only.
+  ComputeRates slow = fourSms();
+  slow.hbmBandwidth = 2e7; // x 0.5 efficiency = 1e7 B/s
+  EXPECT_DOUBLE_EQ(gemm(128, 128, 4096, 1, DType::BF16, slow),
+                   (128.0 * 4096 * 2 + 128 * 128) * 2 / 1e7);
+}
+
+TEST(TransformerCost, GemmSecondsByDtype) {
+  // FP8 runs at the FP8 peak (2e12 here) and moves 1-byte operands; FP32
+  // runs as TF32 at half the BF16 peak; a chip without FP8 runs FP8 GEMMs
+  // at its BF16 peak.
+  ComputeRates r = fourSms();
+  r.fp8Flops = 2e12;
+  const double flops = 2.0 * 256 * 256 * 4096;
+  EXPECT_DOUBLE_EQ(gemm(256, 256, 4096, 1, DType::FP8, r), flops / 1e12);
+  EXPECT_DOUBLE_EQ(gemm(256, 256, 4096, 1, DType::FP32, r), flops / 2.5e11);
+  EXPECT_DOUBLE_EQ(gemm(256, 256, 4096, 1, DType::FP16, r), flops / 5e11);
+  r.fp8Flops = 0;
+  EXPECT_DOUBLE_EQ(gemm(256, 256, 4096, 1, DType::FP8, r), flops / 5e11);
+  // The flat model: the BF16 peak for every dtype.
+  EXPECT_DOUBLE_EQ(testRates(false).gemmPeak(DType::FP8), 1e12);
+}
+
+TEST(TransformerCost, LayerGemmsCarryTheLayersFlopsOverTp) {
+  // Their FLOPs are layerForwardFlops' projections and feed-forward over tp,
+  // dense and MoE (router, shared expert, 8 routed experts of 4·2/8 rows).
+  auto sum = [](const std::vector<Gemm> &gemms) {
+    double f = 0;
+    for (const Gemm &g : gemms)
+      f += g.flops();
+    return f;
+  };
+  for (const TransformerShape &s : {tiny(), tinyMoE()})
+    for (int64_t tp : {1, 2}) {
+      LayerFlops f = forward(s, {4, 0});
+      LayerGemms g = layerGemms(s, 0, 4, tp);
+      EXPECT_DOUBLE_EQ(sum(g.projections), f.attentionProjections / tp);
+      EXPECT_DOUBLE_EQ(sum(g.feedForward), f.feedForward / tp);
+    }
+  LayerGemms moe = layerGemms(tinyMoE(), 0, 4, 1);
+  ASSERT_EQ(moe.feedForward.size(), 5u);
+  EXPECT_DOUBLE_EQ(moe.feedForward[3].groups, 8);
+  EXPECT_DOUBLE_EQ(moe.feedForward[3].m, 1); // 4 tokens x top-2 / 8
+  // Column-parallel QKV (n / tp), row-parallel O (k / tp).
+  LayerGemms split = layerGemms(tiny(), 0, 4, 2);
+  EXPECT_DOUBLE_EQ(split.projections[0].n, 6);
+  EXPECT_DOUBLE_EQ(split.projections[1].k, 2);
+  // The head: vocabulary-parallel.
+  EXPECT_DOUBLE_EQ(headGemm(tiny(), 4, 2).n, 5);
+}
+
+TEST(TransformerCost, LayerSecondsAreTheirGemmsAndKernels) {
+  ComputeRates r = fourSms();
+  auto whole =
+      layerForwardSeconds(tiny(), 0, {4, 2}, r, AttentionKernel::Fused);
+  auto gemms = layerGemmSeconds(tiny(), 0, 4, 1, r);
+  auto kernels =
+      layerKernelSeconds(tiny(), 0, {4, 2}, r, AttentionKernel::Fused);
+  ASSERT_TRUE(whole.ok() && gemms.ok() && kernels.ok());
+  EXPECT_DOUBLE_EQ(whole.value.total(),
+                   gemms.value.total() + kernels.value.total());
+  EXPECT_DOUBLE_EQ(gemms.value.attentionCore, 0);
+  EXPECT_FALSE(layerGemmSeconds(tiny(), 0, 0, 1, r).ok());
+  EXPECT_FALSE(layerGemmSeconds(tiny(), 0, 4, 0, r).ok());
+  EXPECT_FALSE(layerGemmSeconds(tiny(), 1, 4, 1, r).ok());
 }
 
 TEST(TransformerCost, CatalogRatesAreTheSourcedOnes) {
-  // A100: the fitted 0.66 (ChipCatalog.h); H100: the same share of its
-  // mamf-finder ceiling, 0.66 x (792.1 / 989) / (267.9 / 312).
+  // A100: the fitted 0.65 (ChipCatalog.h); H100: the same share of its
+  // mamf-finder ceiling, 0.65 x (792.1 / 989) / (267.9 / 312).
   ComputeRates a100 = chipRates(*findChip("A100_80GB"));
-  EXPECT_DOUBLE_EQ(a100.gemmEfficiency, 0.66);
+  EXPECT_DOUBLE_EQ(a100.gemmEfficiency, 0.65);
   ComputeRates h100 = chipRates(*findChip("H100"));
-  EXPECT_NEAR(h100.gemmEfficiency, 0.66 * (792.1 / 989) / (267.9 / 312), 1e-12);
+  EXPECT_NEAR(h100.gemmEfficiency, 0.65 * (792.1 / 989) / (267.9 / 312), 1e-12);
   ASSERT_TRUE(h100.kernels.has_value());
   EXPECT_DOUBLE_EQ(h100.kernels->attentionEfficiency, 0.55);
   EXPECT_DOUBLE_EQ(h100.kernels->memoryEfficiency, 0.75);
   EXPECT_DOUBLE_EQ(h100.peakFlops, 989e12);
+  EXPECT_DOUBLE_EQ(h100.fp8Flops, 1979e12);
+  // SM counts from the architecture whitepapers.
+  EXPECT_EQ(h100.kernels->smCount, 132);
+  EXPECT_EQ(a100.kernels->smCount, 108);
+  EXPECT_EQ(chipRates(*findChip("B200")).kernels->smCount, 148);
+  EXPECT_EQ(chipRates(*findChip("CPU")).kernels->smCount, 0);
+  // The shape mamf-finder measured H100's ceiling at loses 0.2 % to its
+  // last wave under 128 x 128 tiles: 6,720 tiles in 51 waves of 132.
+  const double flops = 2.0 * 6144 * 17920 * 2816;
+  EXPECT_NEAR(gemmSeconds({6144, 17920, 2816}, DType::BF16, h100) /
+                  (flops / h100.gemmRate()),
+              51.0 * 132 / 6720, 1e-12);
 }
 
 TEST(TransformerCost, BadRatesAreProblems) {

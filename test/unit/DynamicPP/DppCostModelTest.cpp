@@ -61,6 +61,24 @@ TEST(DppCostModel, ChunkTimesByHand) {
   EXPECT_NEAR(chunkTimes(m, c).forwardMs, 3.5, 1e-12);
 }
 
+// A chunk's GEMM excess (its GEMMs' shape cost beyond alpha2's per-token
+// charge) is the chunk's, not its pieces': it depends on the chunk's
+// tokens and splits between the passes like the rest of its compute.
+TEST(DppCostModel, GemmExcessIsTheChunks) {
+  DppModel m = handModel(1e-6, 1e-3, 3.0);
+  m.gemmExcessMs = [](int64_t tokens) { return tokens < 1000 ? 6.0 : 0.0; };
+  const Chunk big = splitChunk(0, 1000, 2000);
+  EXPECT_NEAR(chunkStageMs(m, big), 7.0, 1e-12); // 1,000 tokens: none
+  Chunk small;
+  small.kind = ChunkKind::Packed;
+  small.pieces = {{1, 0, 300}, {2, 0, 200}};
+  // 500 tokens: (300^2 + 200^2) 1e-6 + 500 1e-3 + 3 + 6 = 9.63 ms.
+  EXPECT_NEAR(chunkStageMs(m, small), 0.13 + 0.5 + 3 + 6, 1e-12);
+  const ChunkTimes t = chunkTimes(m, small);
+  EXPECT_NEAR(t.forwardMs, 9.63 / 3, 1e-12);
+  EXPECT_NEAR(t.backwardMs, 2 * 9.63 / 3, 1e-12);
+}
+
 TEST(DppCostModel, AttentionOfASliceIsADifferenceOfSquares) {
   const SliceCost c{1.0, 0.0, 0.0};
   EXPECT_DOUBLE_EQ(pieceWorkMs(c, 0, 1000), 1e6);

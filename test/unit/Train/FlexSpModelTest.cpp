@@ -90,6 +90,32 @@ TEST(FlexSpModel, TrainSecondsAreTheLoweringsLayerSeconds) {
   EXPECT_GT(kernels.quadratic, flat.quadratic);
 }
 
+// GEMMs timed by tiles and waves (an SM count) run once per packed batch:
+// the polynomial charges them their per-token time in a batch of
+// kPolynomialGemmTokens, so it equals the lowering's layer seconds exactly
+// at that length and keeps the attention's quadratic term as it was.
+TEST(FlexSpModel, TrainSecondsChargeGemmsAtThePolynomialsBatch) {
+  step::TrainModel m = smallSetup().model;
+  m.chip.hbmBandwidth = 1e11;
+  m.efficiency = 0.7;
+  m.kernels = cost::KernelRates{0.4, 0.6};
+  const FlopsPolynomial noSms = trainSecondsPolynomial(m);
+  m.kernels->smCount = 7;
+  const FlopsPolynomial p = trainSecondsPolynomial(m);
+  EXPECT_DOUBLE_EQ(p.quadratic, noSms.quadratic);
+  const int64_t s = kPolynomialGemmTokens;
+  double direct = 0;
+  for (int64_t l = 0; l < m.shape.layers; ++l) {
+    auto w = step::layerWork(m, {1, 1, 1, 1}, {s}, l, 1);
+    ASSERT_TRUE(w.ok());
+    direct += w.value.forwardSeconds + w.value.recomputeSeconds +
+              w.value.backwardSeconds;
+  }
+  const double poly =
+      p.quadratic * double(s) * double(s) + p.linear * double(s);
+  EXPECT_NEAR(poly, direct, 1e-9 * direct);
+}
+
 // alpha in ms at 1 TFLOP/s: FLOPs / 1e12 * 1e3; bandwidth: 64 MiB moved in
 // the callback's 1 s is 1/16 GB/s (MiB / 1024 / s, FlexSP's units); beta1
 // is two 0.5 s gathers.
