@@ -590,42 +590,16 @@ static void printServePrediction(const json &job, std::ostream &os) {
     os << "\n";
   }
   // One judge: a baseline that finishes the job sooner on no more chips is
-  // said out loud, with what kept the plan from its layout.
-  const int64_t planChips = job["layout"]["chips"].get<int64_t>();
-  std::vector<std::string> fixed;
-  if (!l["pp_chosen"].get<bool>())
-    fixed.push_back("pp " + std::to_string(l["pp"].get<int64_t>()));
-  if (!l["ep_chosen"].get<bool>())
-    fixed.push_back("ep " + std::to_string(l["ep"].get<int64_t>()));
-  if (!l["attention_chosen"].get<bool>())
-    fixed.push_back(l["dp_attention"].get<bool>() ? "DP-attention"
-                                                  : "TP attention");
-  if (!p["interval_chosen"].get<bool>())
-    fixed.push_back("wave interval " +
-                    std::to_string(p["interval"].get<int64_t>()));
-  for (const auto &[name, b] : job["baselines"].items()) {
-    if (b.contains("infeasible") || !b["completed"].get<bool>() ||
-        !job["completed"].get<bool>())
-      continue;
-    const double theirs = b["jct"]["overall_s"].get<double>();
-    if (b["chips"].get<int64_t>() > planChips || !(theirs > 0) ||
-        !(theirs * (1 + 1e-9) < mine))
-      continue;
-    char ratio[32];
-    std::snprintf(ratio, sizeof(ratio), "%.2f", mine / theirs);
-    os << "  note     " << name << " finishes the job " << ratio
-       << "x faster than the plan";
-    if (!fixed.empty()) {
-      os << "; the plan keeps what the strategy fixes (";
-      for (size_t i = 0; i < fixed.size(); ++i)
-        os << (i ? ", " : "") << fixed[i];
-      os << ")";
-    } else {
-      os << "; the planner searches PipeSwift-style systems (layout, "
-            "attention and wave interval), not this system's scheduling";
+  // said out loud, with what kept the plan from its layout
+  // (servejob::servePredictionJson's faster_baselines).
+  if (job.contains("faster_baselines"))
+    for (const json &f : job["faster_baselines"]) {
+      char ratio[32];
+      std::snprintf(ratio, sizeof(ratio), "%.2f", f["ratio"].get<double>());
+      os << "  note     " << f["name"].get<std::string>()
+         << " finishes the job " << ratio << "x faster than the plan; "
+         << f["why"].get<std::string>() << "\n";
     }
-    os << "\n";
-  }
 }
 
 void report::printSpecReport(ModuleOp module, std::ostream &os,

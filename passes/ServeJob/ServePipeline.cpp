@@ -363,6 +363,44 @@ nlohmann::ordered_json servePredictionJson(const ServePrediction &p) {
     baselines[o.name] = std::move(b);
   }
   j["baselines"] = std::move(baselines);
+  // One judge: a baseline that finishes the job sooner on no more chips,
+  // its JCT ratio to the plan's and what kept the plan from its layout
+  // (what the strategy fixed; with nothing fixed, the planner searches
+  // PipeSwift-style systems, not that baseline's scheduling).
+  std::vector<std::string> fixed;
+  if (!p.ppChosen)
+    fixed.push_back("pp " + std::to_string(p.layout.pp));
+  if (!p.epChosen)
+    fixed.push_back("ep " + std::to_string(p.layout.ep));
+  if (!p.attentionChosen)
+    fixed.push_back(p.layout.dpAttention ? "DP-attention" : "TP attention");
+  if (!p.intervalChosen)
+    fixed.push_back("wave interval " + std::to_string(p.waveInterval));
+  std::string why;
+  if (fixed.empty()) {
+    why = "the planner searches PipeSwift-style systems (layout, attention "
+          "and wave interval), not this system's scheduling";
+  } else {
+    why = "the plan keeps what the strategy fixes (";
+    for (size_t i = 0; i < fixed.size(); ++i)
+      why += (i ? ", " : "") + fixed[i];
+    why += ")";
+  }
+  nlohmann::ordered_json faster = nlohmann::ordered_json::array();
+  const double mine = p.replay.metrics.overallJct;
+  for (const SystemOutcome &o : p.baselines) {
+    if (!o.ok() || !o.completed || !p.replay.completed || o.chips > p.chips)
+      continue;
+    const double theirs = o.metrics.overallJct;
+    if (!(theirs > 0) || !(theirs * (1 + 1e-9) < mine))
+      continue;
+    nlohmann::ordered_json entry;
+    entry["name"] = o.name;
+    entry["ratio"] = mine / theirs;
+    entry["why"] = why;
+    faster.push_back(std::move(entry));
+  }
+  j["faster_baselines"] = std::move(faster);
   return j;
 }
 
@@ -437,7 +475,11 @@ constexpr llvm::StringLiteral kServeKeyOrder[] = {"infeasible",
                                                   "turns",
                                                   "prefix_hit_rate",
                                                   "planner_time_s",
-                                                  "baselines"};
+                                                  "baselines",
+                                                  "faster_baselines",
+                                                  "name",
+                                                  "ratio",
+                                                  "why"};
 } // namespace
 
 mlir::DictionaryAttr servePredictionAttr(mlir::MLIRContext *context,

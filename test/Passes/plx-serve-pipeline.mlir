@@ -18,11 +18,15 @@
 // The job's prediction, plxc's report for it, is attached to the job: the
 // plan's completion times and the four baseline systems' replays, in the
 // order plxc reports them (plx-train-pipeline.test compares it with
-// plxc's JSON). baselines=false replays none.
+// plxc's JSON). The strategy fixes pp 2 x ep 8 with DP-attention, and SGLang's
+// wide EP on the same 16 chips finishes sooner (67.70 s and 68.00 s against
+// 68.75 s): faster_baselines names both, with their ratios and what kept
+// the plan (the 2P2D system is as fast but on 32 chips, so it is not
+// listed). baselines=false replays none.
 // RUN: plx-opt %s -plx-serve-pipeline | FileCheck %s --check-prefix=PRED
-// PRED: plx.serve @agents {{.*}}{plan.prediction = {baselines = [{{.*}}name = "wide-ep"}, {{.*}}name = "wide-ep-prefill-delay"}, {{.*}}name = "vllm-pp2"}, {{.*}}name = "pd-disaggregated"}], completed = true, jct = {overall_s =
+// PRED: plx.serve @agents {{.*}}{plan.prediction = {baselines = [{{.*}}name = "wide-ep"}, {{.*}}name = "wide-ep-prefill-delay"}, {{.*}}name = "vllm-pp2"}, {{.*}}name = "pd-disaggregated"}], completed = true, faster_baselines = [{name = "wide-ep", ratio = 1.01{{[0-9]+}} : f64, why = "the plan keeps what the strategy fixes (pp 2, ep 8, DP-attention)"}, {name = "wide-ep-prefill-delay", ratio = 1.01{{[0-9]+}} : f64, why = "the plan keeps what the strategy fixes (pp 2, ep 8, DP-attention)"}], jct = {overall_s =
 // RUN: plx-opt %s -plx-serve-pipeline=baselines=false | FileCheck %s --check-prefix=NOBASE
-// NOBASE: plx.serve @agents {{.*}}{plan.prediction = {baselines = [], completed
+// NOBASE: plx.serve @agents {{.*}}{plan.prediction = {baselines = [], completed = true, faster_baselines = [], jct
 
 // interval=16 fixes the wave interval: not chosen by the planner. The
 // output parses and verifies again.
