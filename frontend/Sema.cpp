@@ -1604,7 +1604,7 @@ private:
         r.real("attention_efficiency", false, Dimension::Count, 0.01, 1.0);
     auto memory =
         r.real("memory_efficiency", false, Dimension::Count, 0.01, 1.0);
-    auto sms = r.integer("sm_count", false, 0, 100000);
+    auto sms = r.integer("sm_count", false, 0, 1024);
     if (r.failed())
       return false;
     if (sms)

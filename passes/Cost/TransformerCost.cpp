@@ -301,9 +301,13 @@ double ComputeRates::gemmPeak(DType dtype) const {
     return peakFlops;
   if (dtype == DType::FP8 && fp8Flops > 0)
     return fp8Flops;
-  if (dtype == DType::FP32)
+  if (dtype == DType::FP32 && kernels->smCount > 0)
     return peakFlops / 2; // TF32 tensor cores
   return peakFlops;
+}
+
+double ComputeRates::attentionPeak(DType dtype) const {
+  return dtype == DType::FP32 ? gemmPeak(dtype) : peakFlops;
 }
 
 GemmTiming gemmTiming(const Gemm &g, DType dtype, const ComputeRates &rates) {
@@ -374,9 +378,13 @@ LayerGemms layerGemms(const TransformerShape &shape, int64_t layerIndex,
     out.feedForward.push_back({tokens, up * shared / t, h});
     out.feedForward.push_back({tokens, h, shared / t});
   }
-  const double rows = tokens * static_cast<double>(shape.topK) / experts;
-  out.feedForward.push_back({rows, up * w / t, h, experts});
-  out.feedForward.push_back({rows, h, w / t, experts});
+  // At most tokens x top_k experts receive a token: the others run no
+  // problem (a grouped GEMM skips empty groups).
+  const double assignments = tokens * static_cast<double>(shape.topK);
+  const double groups = std::min(experts, std::max(1.0, assignments));
+  const double rows = assignments / groups;
+  out.feedForward.push_back({rows, up * w / t, h, groups});
+  out.feedForward.push_back({rows, h, w / t, groups});
   return out;
 }
 
@@ -477,7 +485,9 @@ CostResult<LayerSeconds> layerKernelSeconds(const TransformerShape &shape,
     return result;
 
   const LayerFlops &f = flops.value;
-  const double gemm = rates.gemmRate();
+  // The attention's own GEMMs (an eager core's, or the flat model's core)
+  // run at the GEMM efficiency of the attention's peak.
+  const double gemm = rates.attentionPeak(shape.dtype) * rates.gemmEfficiency;
   LayerSeconds &t = result.value;
   if (!rates.kernels) {
     t.attentionCore = f.attentionCore / gemm;
@@ -489,8 +499,8 @@ CostResult<LayerSeconds> layerKernelSeconds(const TransformerShape &shape,
   t.attentionProjections = tokens * static_cast<double>(eb.attention) / memory;
   t.feedForward = tokens * static_cast<double>(eb.mlp) / memory;
   if (kernel == AttentionKernel::Fused) {
-    t.attentionCore = f.attentionCore /
-                      (rates.peakFlops * rates.kernels->attentionEfficiency);
+    t.attentionCore = f.attentionCore / (rates.attentionPeak(shape.dtype) *
+                                         rates.kernels->attentionEfficiency);
   } else {
     // Every query scores every key of its rectangle, the masked ones too:
     // tokens x (context + tokens) scores per head against the causal pairs

@@ -187,9 +187,13 @@ struct ComputeRates {
   double gemmRate() const { return peakFlops * gemmEfficiency; }
   /// The tensor-core peak a GEMM in `dtype` runs against: with kernels set,
   /// FP8 at the FP8 peak (when the chip has one), FP32 as TF32 at half the
-  /// BF16 peak (A100's and H100's datasheets), BF16 and FP16 at the BF16
-  /// peak; the flat model takes peakFlops for every dtype.
+  /// BF16 peak on a GPU (a chip with an SM count; A100's and H100's
+  /// datasheets), BF16 and FP16 at the BF16 peak; the flat model takes
+  /// peakFlops for every dtype.
   double gemmPeak(DType dtype) const;
+  /// The peak an attention core runs against: the BF16 peak (an FP8 model's
+  /// attention runs in BF16), TF32's for an FP32 model (gemmPeak).
+  double attentionPeak(DType dtype) const;
 };
 
 /// The chip's catalog rates (ChipSpec's gemm, attention and memory
@@ -239,8 +243,9 @@ GemmTiming gemmTiming(const Gemm &gemm, DType dtype, const ComputeRates &rates);
 /// QKV, O) and feed-forward (a dense MLP's up (gate and up fused under
 /// SwiGLU) and down; or the router, the shared experts as one MLP of
 /// sharedExperts x moeFfn, and the routed experts as grouped GEMMs of
-/// `experts` problems of tokens x topK / experts rows each, the balanced
-/// routing the FLOPs assume). Their FLOPs are layerForwardFlops' over tp.
+/// min(experts, tokens x topK) problems of tokens x topK / that rows each:
+/// the balanced routing the FLOPs assume, and no more experts than receive
+/// a token). Their FLOPs are layerForwardFlops' over tp.
 struct LayerGemms {
   std::vector<Gemm> projections, feedForward;
 };

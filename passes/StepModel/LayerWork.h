@@ -58,8 +58,11 @@ struct ChunkLayerCost {
   /// Selective, 0 under None), this rank's share.
   double coreFlops = 0;
   /// forwardFlops, headFlops and coreFlops in seconds on the model's chip
-  /// (cost::layerForwardSeconds at its rates(), the model's attention
-  /// kernel); a backward takes twice its forward's seconds.
+  /// at its rates(): the rank's GEMMs once over all its tokens
+  /// (cost::layerGemmSeconds, tokens / (ulysses x cp) rows, weights over
+  /// tp) and each slice's attention core and elementwise kernels
+  /// (cost::layerKernelSeconds over the layout's split); a backward takes
+  /// twice its forward's seconds.
   double forwardSeconds = 0, headSeconds = 0, coreSeconds = 0;
   /// Kept from forward to backward when the layer is not checkpointed
   /// (under `activations` and the model's attention kernel).

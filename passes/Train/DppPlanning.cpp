@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <mutex>
 
 namespace plexus::train {
 
@@ -108,17 +109,24 @@ dpp::Result<dpp::DppModel> deriveDppModel(const baselines::TrainSetup &setup,
     const double perToken =
         trainGemmSeconds(m, static_cast<double>(kPolynomialGemmTokens)) /
         static_cast<double>(kPolynomialGemmTokens);
-    auto memo = std::make_shared<std::map<int64_t, double>>();
+    // Copies of the model share the memo; a mutex keeps it safe should
+    // planners ever run on threads (its values depend on tokens alone).
+    struct Memo {
+      std::mutex mutex;
+      std::map<int64_t, double> ms;
+    };
+    auto memo = std::make_shared<Memo>();
     out.gemmExcessMs = [m, perToken, ds, dp, memo](int64_t tokens) {
-      auto it = memo->find(tokens);
-      if (it != memo->end())
+      std::lock_guard<std::mutex> lock(memo->mutex);
+      auto it = memo->ms.find(tokens);
+      if (it != memo->ms.end())
         return it->second;
       const double rows = static_cast<double>(tokens) / static_cast<double>(ds);
       const double ms = rows > 0
                             ? (trainGemmSeconds(m, rows) - rows * perToken) *
                                   1e3 / static_cast<double>(dp)
                             : 0.0;
-      memo->emplace(tokens, ms);
+      memo->ms.emplace(tokens, ms);
       return ms;
     };
   }

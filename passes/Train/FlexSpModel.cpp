@@ -35,11 +35,13 @@ FlopsPolynomial trainFlopsPolynomial(const step::TrainModel &model) {
   });
 }
 
-FlopsPolynomial trainSecondsPolynomial(const step::TrainModel &model) {
+namespace {
+
+// The attention cores and the elementwise kernels: per sequence, exactly
+// quadratic in s (no term without s).
+FlopsPolynomial kernelSecondsPolynomial(const step::TrainModel &model) {
   const cost::ComputeRates rates = model.rates();
-  // The attention cores and the elementwise kernels: per sequence, exactly
-  // quadratic in s (no term without s).
-  FlopsPolynomial p = fitQuadratic([&](int64_t s) {
+  return fitQuadratic([&](int64_t s) {
     double t = 0;
     for (int64_t l = 0; l < model.shape.layers; ++l) {
       auto fwd = cost::layerKernelSeconds(model.shape, l, {s, 0}, rates,
@@ -49,16 +51,10 @@ FlopsPolynomial trainSecondsPolynomial(const step::TrainModel &model) {
     }
     return t;
   });
-  // The GEMMs run over a packed batch, not per sequence: their per-token
-  // cost at kPolynomialGemmTokens tokens (their weights' traffic and the
-  // last wave shared by the batch).
-  const double m = static_cast<double>(kPolynomialGemmTokens);
-  p.linear += trainGemmSeconds(model, m) / m;
-  return p;
 }
 
-double trainGemmSeconds(const step::TrainModel &model, double tokens) {
-  const cost::ComputeRates rates = model.rates();
+double gemmSecondsAt(const step::TrainModel &model, double tokens,
+                     const cost::ComputeRates &rates) {
   double t = 3 * cost::headForwardSeconds(model.shape, tokens, rates);
   // Layers of one kind (dense or MoE) under one checkpointing mode have
   // the same GEMMs: time each kind once.
@@ -72,6 +68,33 @@ double trainGemmSeconds(const step::TrainModel &model, double tokens) {
          cost::recomputeSeconds(*known, model.checkpointingAt(l));
   }
   return t;
+}
+
+} // namespace
+
+FlopsPolynomial trainSecondsPolynomial(const step::TrainModel &model) {
+  FlopsPolynomial p = kernelSecondsPolynomial(model);
+  // The GEMMs run over a packed batch, not per sequence: their per-token
+  // cost at kPolynomialGemmTokens tokens (their weights' traffic and the
+  // last wave shared by the batch).
+  const double m = static_cast<double>(kPolynomialGemmTokens);
+  p.linear += trainGemmSeconds(model, m) / m;
+  return p;
+}
+
+double trainGemmSeconds(const step::TrainModel &model, double tokens) {
+  return gemmSecondsAt(model, tokens, model.rates());
+}
+
+FlopsPolynomial trainSecondsFloorPolynomial(const step::TrainModel &model) {
+  FlopsPolynomial p = kernelSecondsPolynomial(model);
+  // The flat model at the dtype's peak: FLOPs / (peak x efficiency).
+  cost::ComputeRates flat = model.rates();
+  flat.peakFlops = flat.gemmPeak(model.shape.dtype);
+  flat.kernels.reset();
+  const double m = static_cast<double>(kPolynomialGemmTokens);
+  p.linear += gemmSecondsAt(model, m, flat) / m;
+  return p;
 }
 
 DerivedFlexSp deriveFlexSpModel(const baselines::TrainSetup &setup,

@@ -55,6 +55,11 @@ FlopsPolynomial trainSecondsPolynomial(const step::TrainModel &model);
 /// trainGemmSeconds(kPolynomialGemmTokens) / kPolynomialGemmTokens.
 double trainGemmSeconds(const step::TrainModel &model, double tokens);
 
+/// trainSecondsPolynomial with every GEMM at its FLOPs over the peak of its
+/// dtype x gemm_efficiency, a time no tile, wave or HBM traffic beats: the
+/// step bound's compute (StepBound.h), at most what any plan's GEMMs take.
+FlopsPolynomial trainSecondsFloorPolynomial(const step::TrainModel &model);
+
 /// FlexSP's model for a job: alpha1/alpha2 from trainSecondsPolynomial;
 /// actMBPerToken from activationBytesPerToken (MB = 2^20 bytes) at the batch's
 /// longest sequence; beta1 = two layer gathers of ZeRO-3 (the first of forward

@@ -23,7 +23,7 @@ StepBound stepLowerBound(const baselines::TrainSetup &setup,
   step::TrainModel plain = model;
   plain.checkpointing = cost::Checkpointing::None;
   const FlopsPolynomial f = trainFlopsPolynomial(plain);
-  const FlopsPolynomial secs = trainSecondsPolynomial(plain);
+  const FlopsPolynomial secs = trainSecondsFloorPolynomial(plain);
   double seconds = 0;
   for (int64_t s : lengths) {
     const double t = static_cast<double>(s);

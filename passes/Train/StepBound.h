@@ -6,7 +6,10 @@
 // hide behind compute, so the two do not add):
 //  - compute: the batch's training FLOPs (forward and backward of every
 //    layer, no recompute) at the chip's achieved rate, spread perfectly
-//    over every chip of the job;
+//    over every chip of the job: the GEMMs at FLOPs / (the dtype's peak x
+//    gemm_efficiency), which no tile, wave or HBM traffic beats
+//    (trainSecondsFloorPolynomial), the attention cores and memory-bound
+//    kernels as every plan times them;
 //  - gradient traffic: the data-parallel synchronisation that every
 //    allowed layout needs, the cheapest of them: each stage's share of the
 //    parameters (total / (tp * pp)) reduced over the world / (tp * pp)

@@ -148,7 +148,9 @@ StepSimulation simulateStep(const baselines::NamedPlan &plan,
   sim::SimOptions options;
   options.commTime = comm;
   options.totalFlops = lowered.totalFlops;
-  options.peakFlopsPerRank = plan.model.chip.bf16Flops;
+  // MFU against the peak the model's GEMMs run at (its dtype's).
+  options.peakFlopsPerRank =
+      plan.model.rates().gemmPeak(plan.model.shape.dtype);
   options.keepSpans = keepSpans;
   options.replicas = replicas;
   options.overlap = cost::Overlap::of(plan.model.chip);
@@ -1263,14 +1265,16 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
       if (replicas > 1)
         written.setReplicas(replicas);
     }
-    finish(primary, pred.steps, setup.model.chip.bf16Flops);
+    finish(primary, pred.steps,
+           setup.model.rates().gemmPeak(setup.model.shape.dtype));
     pred.primary = primary.outcome;
     const double steps = double(std::max<int64_t>(1, pred.steps));
     pred.boundSeconds /= steps;
     pred.boundComputeSeconds /= steps;
     pred.boundGradientSeconds /= steps;
     for (Accumulator &acc : baselineAcc) {
-      finish(acc, pred.steps, setup.model.chip.bf16Flops);
+      finish(acc, pred.steps,
+             setup.model.rates().gemmPeak(setup.model.shape.dtype));
       const PlanOutcome &b = acc.outcome;
       if (b.ok() && !b.admitted && b.simulated && b.predictedSeconds > 0 &&
           b.predictedSeconds * (1 + kFasterBaselineMargin) <

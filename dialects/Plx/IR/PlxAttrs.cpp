@@ -230,9 +230,8 @@ LogicalResult ChipAttr::verify(function_ref<InFlightDiagnostic()> emitError,
         {"memory_efficiency", memoryEfficiency}})
     if (!(v > 0 && v <= 1))
       return emitError() << "chip " << field << " must be in (0, 1], got " << v;
-  if (smCount < 0 || smCount > 100000)
-    return emitError() << "chip sm_count must be in [0, 100000], got "
-                       << smCount;
+  if (smCount < 0 || smCount > 1024)
+    return emitError() << "chip sm_count must be in [0, 1024], got " << smCount;
   return success();
 }
 

@@ -32,7 +32,11 @@ fabric f {
 // RUN: plxc %t.sm.plx --emit=spec | FileCheck %s --check-prefix=SM
 // SM: chip <name = "H100 (modified: sm_count)", {{.*}}, nvlink_bandwidth = 9.0e+11, sm_count = 114>
 // RUN: plxc %t.sm.plx --emit=spec | sed -e 's/sm_count = 114/sm_count = -3/' | not plx-opt 2>&1 | FileCheck %s --check-prefix=SMVERIFY
-// SMVERIFY: chip sm_count must be in [0, 100000], got -3
+// SMVERIFY: chip sm_count must be in [0, 1024], got -3
 // RUN: printf 'fabric f {\n  chip = H100 { sm_count = -1; };\n  nodes = 1; chips_per_node = 8;\n  topology = fat_tree { radix = 8; tiers = 2; link = 400 Gb/s; };\n}\n' > %t.smbad.plx
 // RUN: not plxc %t.smbad.plx 2>&1 | FileCheck %s --check-prefix=SMBAD
 // SMBAD: error: field 'sm_count' must be at least 0, got -1
+// More SMs than any GPU has is a typo, not a chip (B200 has 148).
+// RUN: printf 'fabric f {\n  chip = B200 { sm_count = 100000; };\n  nodes = 1; chips_per_node = 8;\n  topology = fat_tree { radix = 8; tiers = 2; link = 400 Gb/s; };\n}\n' > %t.smbig.plx
+// RUN: not plxc %t.smbig.plx 2>&1 | FileCheck %s --check-prefix=SMBIG
+// SMBIG: error: field 'sm_count' must be at most 1024, got 100000

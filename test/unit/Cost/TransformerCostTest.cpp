@@ -425,6 +425,11 @@ TEST(TransformerCost, GemmSecondsByDtype) {
   EXPECT_DOUBLE_EQ(gemm(256, 256, 4096, 1, DType::FP16, r), flops / 5e11);
   r.fp8Flops = 0;
   EXPECT_DOUBLE_EQ(gemm(256, 256, 4096, 1, DType::FP8, r), flops / 5e11);
+  // TF32 is a GPU's (a chip with SMs): without an SM count FP32 runs at the
+  // BF16 peak. Attention runs at the BF16 peak, TF32's for FP32 models.
+  EXPECT_DOUBLE_EQ(testRates(true).gemmPeak(DType::FP32), 1e12);
+  EXPECT_DOUBLE_EQ(r.attentionPeak(DType::FP8), 1e12);
+  EXPECT_DOUBLE_EQ(r.attentionPeak(DType::FP32), 5e11);
   // The flat model: the BF16 peak for every dtype.
   EXPECT_DOUBLE_EQ(testRates(false).gemmPeak(DType::FP8), 1e12);
 }
@@ -445,6 +450,12 @@ TEST(TransformerCost, LayerGemmsCarryTheLayersFlopsOverTp) {
       EXPECT_DOUBLE_EQ(sum(g.projections), f.attentionProjections / tp);
       EXPECT_DOUBLE_EQ(sum(g.feedForward), f.feedForward / tp);
     }
+  // One token reaches top-2 experts only: 2 problems of 1 row, not 8.
+  LayerGemms one = layerGemms(tinyMoE(), 0, 1, 1);
+  EXPECT_DOUBLE_EQ(one.feedForward[3].groups, 2);
+  EXPECT_DOUBLE_EQ(one.feedForward[3].m, 1);
+  EXPECT_DOUBLE_EQ(sum(one.feedForward),
+                   forward(tinyMoE(), {1, 0}).feedForward);
   LayerGemms moe = layerGemms(tinyMoE(), 0, 4, 1);
   ASSERT_EQ(moe.feedForward.size(), 5u);
   EXPECT_DOUBLE_EQ(moe.feedForward[3].groups, 8);
