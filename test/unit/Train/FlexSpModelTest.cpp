@@ -47,6 +47,20 @@ TEST(FlexSpModel, TrainFlopsAreAQuadraticInTheLength) {
   EXPECT_GT(p.linear, 0);
 }
 
+// What the lowering and the static planners charge one rank for a
+// sequence of s tokens (tp 1, no split): every layer's forward, recompute
+// and backward seconds (step::layerWork), the head's on the last layer.
+double layerWorkSeconds(const step::TrainModel &m, int64_t s) {
+  double t = 0;
+  for (int64_t l = 0; l < m.shape.layers; ++l) {
+    auto w = step::layerWork(m, {1, 1, 1, 1}, {s}, l, 1);
+    EXPECT_TRUE(w.ok());
+    t += w.value.forwardSeconds + w.value.recomputeSeconds +
+         w.value.backwardSeconds;
+  }
+  return t;
+}
+
 // One judge: with the chip's kernel rates (attention and memory-bound
 // kernels timed apart from the GEMMs) the seconds polynomial FlexSP's and
 // DPP's alphas come from is exactly the per-layer time the lowering and the
@@ -67,13 +81,7 @@ TEST(FlexSpModel, TrainSecondsAreTheLoweringsLayerSeconds) {
       m.checkpointing = mode;
       FlopsPolynomial p = trainSecondsPolynomial(m);
       for (int64_t s : {64, 3000, 65536}) {
-        double direct = 0;
-        for (int64_t l = 0; l < m.shape.layers; ++l) {
-          auto w = step::layerWork(m, {1, 1, 1, 1}, {s}, l, 1);
-          ASSERT_TRUE(w.ok());
-          direct += w.value.forwardSeconds + w.value.recomputeSeconds +
-                    w.value.backwardSeconds;
-        }
+        const double direct = layerWorkSeconds(m, s);
         double poly =
             p.quadratic * double(s) * double(s) + p.linear * double(s);
         EXPECT_NEAR(poly, direct, 1e-9 * direct)
@@ -104,13 +112,7 @@ TEST(FlexSpModel, TrainSecondsChargeGemmsAtThePolynomialsBatch) {
   const FlopsPolynomial p = trainSecondsPolynomial(m);
   EXPECT_DOUBLE_EQ(p.quadratic, noSms.quadratic);
   const int64_t s = kPolynomialGemmTokens;
-  double direct = 0;
-  for (int64_t l = 0; l < m.shape.layers; ++l) {
-    auto w = step::layerWork(m, {1, 1, 1, 1}, {s}, l, 1);
-    ASSERT_TRUE(w.ok());
-    direct += w.value.forwardSeconds + w.value.recomputeSeconds +
-              w.value.backwardSeconds;
-  }
+  const double direct = layerWorkSeconds(m, s);
   const double poly =
       p.quadratic * double(s) * double(s) + p.linear * double(s);
   EXPECT_NEAR(poly, direct, 1e-9 * direct);
