@@ -1,6 +1,8 @@
 //===- Diagnostics.cpp - Source buffers and clang-style diagnostics -------===//
 #include "frontend/Diagnostics.h"
 
+#include <algorithm>
+#include <iterator>
 #include <sstream>
 
 using namespace plexus::frontend;
@@ -19,6 +21,36 @@ uint32_t SourceManager::addBuffer(std::string name, std::string text) {
       buffer.lineStarts.push_back(i + 1);
   buffers_.push_back(std::move(buffer));
   return buffers_.size();
+}
+
+SourceLocation SourceManager::locationAt(uint32_t fileId, size_t offset,
+                                         uint32_t length) const {
+  if (fileId == 0 || fileId > buffers_.size())
+    return {};
+  const Buffer &b = buffers_[fileId - 1];
+  offset = std::min(offset, b.text.size());
+  auto next = std::upper_bound(b.lineStarts.begin(), b.lineStarts.end(),
+                               static_cast<uint32_t>(offset));
+  const uint32_t line = static_cast<uint32_t>(next - b.lineStarts.begin());
+  const uint32_t start = *std::prev(next);
+  const uint32_t col =
+      countCodePoints(std::string_view(b.text).substr(start, offset - start)) +
+      1;
+  return {fileId, line, col, std::max<uint32_t>(1, length)};
+}
+
+void SourceManager::setOrigin(uint32_t fileId, SourceLocation loc,
+                              std::string note) {
+  if (fileId == 0 || fileId > buffers_.size())
+    return;
+  buffers_[fileId - 1].origin = {loc, std::move(note)};
+}
+
+const DiagnosticNoteOrigin *SourceManager::origin(uint32_t fileId) const {
+  if (fileId == 0 || fileId > buffers_.size() ||
+      !buffers_[fileId - 1].origin.loc.isValid())
+    return nullptr;
+  return &buffers_[fileId - 1].origin;
 }
 
 const std::string &SourceManager::name(uint32_t fileId) const {
@@ -191,6 +223,10 @@ void DiagnosticEngine::print(std::ostream &os) const {
     os << format(d.severity, d.loc, d.message);
     for (const DiagnosticNote &n : d.notes)
       os << format(Severity::Note, n.loc, n.message);
+    // A diagnostic inside a file the spec named (a Hugging Face config)
+    // leads back to where it was named.
+    if (const DiagnosticNoteOrigin *o = sources_.origin(d.loc.fileId))
+      os << format(Severity::Note, o->loc, o->note);
   }
   if (errorCount_ == 1)
     os << "1 error generated.\n";

@@ -28,6 +28,12 @@ struct SourceLocation {
   bool isValid() const { return line != 0; }
 };
 
+/// Where a buffer was named, for the note its diagnostics end with.
+struct DiagnosticNoteOrigin {
+  SourceLocation loc;
+  std::string note;
+};
+
 /// Owns the text of every buffer the frontend reads (spec files, imported
 /// files, data files named by a spec, builder-made buffers).
 class SourceManager {
@@ -39,12 +45,23 @@ public:
   /// The text of line `line` (1-based) without its end-of-line, or "".
   std::string_view lineText(uint32_t fileId, uint32_t line) const;
   uint32_t bufferCount() const { return buffers_.size(); }
+  /// The location of byte `offset` of a buffer (columns in code points),
+  /// underlining `length` characters.
+  SourceLocation locationAt(uint32_t fileId, size_t offset,
+                            uint32_t length = 1) const;
+
+  /// Marks a buffer as read on behalf of `loc` (a Hugging Face config named
+  /// by `hf = "..."`): every diagnostic inside it ends with a note there.
+  void setOrigin(uint32_t fileId, SourceLocation loc, std::string note);
+  /// The origin of a buffer, or an invalid location.
+  const DiagnosticNoteOrigin *origin(uint32_t fileId) const;
 
 private:
   struct Buffer {
     std::string name;
     std::string text;
     std::vector<uint32_t> lineStarts; // byte offsets of each line start
+    DiagnosticNoteOrigin origin;
   };
   std::vector<Buffer> buffers_;
 };
@@ -76,6 +93,9 @@ public:
   bool hasErrors() const { return errorCount_ != 0; }
   unsigned errorCount() const { return errorCount_; }
   const std::vector<Diagnostic> &diagnostics() const { return diags_; }
+  /// The i-th diagnostic reported, to reword (a parser's message about text
+  /// the user did not write).
+  Diagnostic &diagnostic(size_t i) { return diags_[i]; }
 
   /// Prints the diagnostics, clang style, then "N errors generated." when
   /// there were errors. After `errorLimit` errors (0: no limit) the rest are

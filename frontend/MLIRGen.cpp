@@ -262,24 +262,24 @@ plexus::frontend::buildSpecModule(MLIRContext &context, const Spec &spec,
   return SpecModuleBuilder(context, sources).build(spec);
 }
 
-OwningOpRef<ModuleOp> plexus::frontend::importPlxFile(MLIRContext &context,
-                                                      const std::string &path,
-                                                      std::ostream &errs,
-                                                      unsigned errorLimit) {
+OwningOpRef<ModuleOp>
+plexus::frontend::importPlxFile(MLIRContext &context, const std::string &path,
+                                std::ostream &errs, unsigned errorLimit,
+                                const LoadOptions &options) {
   SourceManager sources;
   frontend::DiagnosticEngine diags(sources);
   diags.setErrorLimit(errorLimit);
-  std::optional<Program> program = loadProgram(path, sources, diags);
+  std::optional<Program> program = loadProgram(path, sources, diags, options);
   return finish(context, std::move(program), sources, diags, errs);
 }
 
-OwningOpRef<ModuleOp> plexus::frontend::importPlxText(MLIRContext &context,
-                                                      const std::string &name,
-                                                      std::string text,
-                                                      std::ostream &errs) {
+OwningOpRef<ModuleOp>
+plexus::frontend::importPlxText(MLIRContext &context, const std::string &name,
+                                std::string text, std::ostream &errs,
+                                const LoadOptions &options) {
   SourceManager sources;
   frontend::DiagnosticEngine diags(sources);
   std::optional<Program> program =
-      loadProgramFromText(name, std::move(text), sources, diags);
+      loadProgramFromText(name, std::move(text), sources, diags, options);
   return finish(context, std::move(program), sources, diags, errs);
 }

@@ -8,6 +8,7 @@
 #define PLEXUS_FRONTEND_MLIRGEN_H
 
 #include "frontend/Diagnostics.h"
+#include "frontend/Parser.h"
 #include "frontend/Spec.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -31,16 +32,16 @@ mlir::OwningOpRef<mlir::ModuleOp> buildSpecModule(mlir::MLIRContext &context,
 /// The whole frontend: read `path` (and its imports), check it, build and
 /// verify the plx module. Diagnostics are printed to `errs` clang style,
 /// at most `errorLimit` errors (0: all). Returns null on any error.
-mlir::OwningOpRef<mlir::ModuleOp> importPlxFile(mlir::MLIRContext &context,
-                                                const std::string &path,
-                                                std::ostream &errs,
-                                                unsigned errorLimit = 20);
+mlir::OwningOpRef<mlir::ModuleOp>
+importPlxFile(mlir::MLIRContext &context, const std::string &path,
+              std::ostream &errs, unsigned errorLimit = 20,
+              const LoadOptions &options = {});
 
 /// Same for a buffer already in memory (plx-translate reads its input).
-mlir::OwningOpRef<mlir::ModuleOp> importPlxText(mlir::MLIRContext &context,
-                                                const std::string &name,
-                                                std::string text,
-                                                std::ostream &errs);
+mlir::OwningOpRef<mlir::ModuleOp>
+importPlxText(mlir::MLIRContext &context, const std::string &name,
+              std::string text, std::ostream &errs,
+              const LoadOptions &options = {});
 
 } // namespace plexus::frontend
 

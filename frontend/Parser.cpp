@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Parser.h"
+#include "frontend/HfConfig.h"
+#include "frontend/Overrides.h"
 
 #include "PlxLexer.h"
 #include "PlxParser.h"
@@ -924,10 +926,12 @@ static bool checkNesting(uint32_t fileId, const std::string &text,
   return true;
 }
 
-SourceFile plexus::frontend::parseBuffer(uint32_t fileId,
-                                         const SourceManager &sources,
-                                         DiagnosticEngine &diags) {
-  const std::string &text = sources.text(fileId);
+namespace {
+/// Parses `text` as the contents of buffer `fileId`: tokens, errors and the
+/// tree's locations are the buffer's lines and columns. `text` is the
+/// buffer's own text, or (parseValueAt) one with the same line breaks.
+SourceFile parseText(uint32_t fileId, const std::string &text,
+                     const SourceManager &sources, DiagnosticEngine &diags) {
   uint32_t badLine = 0, badCol = 0;
   if (!validateUtf8(text, badLine, badCol)) {
     diags.error({fileId, badLine, badCol, 1},
@@ -973,6 +977,47 @@ SourceFile plexus::frontend::parseBuffer(uint32_t fileId,
     diags.error({fileId, 0, 0, 1}, "internal parser error");
   }
   return SourceFile{fileId, {}, {}};
+}
+} // namespace
+
+SourceFile plexus::frontend::parseBuffer(uint32_t fileId,
+                                         const SourceManager &sources,
+                                         DiagnosticEngine &diags) {
+  return parseText(fileId, sources.text(fileId), sources, diags);
+}
+
+std::unique_ptr<Value>
+plexus::frontend::parseValueAt(uint32_t fileId, size_t offset,
+                               const SourceManager &sources,
+                               DiagnosticEngine &diags) {
+  // The value is parsed as the field of a declaration whose first tokens
+  // take the place of the bytes before it, so that every token keeps its
+  // column in the buffer and the grammar's own error wording applies.
+  const std::string &text = sources.text(fileId);
+  const std::string head = "x x{v=";
+  if (offset < head.size() || offset > text.size() ||
+      text.find('\n') < offset) {
+    diags.error({fileId, 1, 1, 1}, "internal error: a value at column " +
+                                       std::to_string(offset + 1) +
+                                       " cannot be parsed in place");
+    return nullptr;
+  }
+  std::string padded =
+      head + std::string(offset - head.size(), ' ') + text.substr(offset);
+  padded += ";}";
+  unsigned before = diags.errorCount();
+  const size_t first = diags.diagnostics().size();
+  SourceFile file = parseText(fileId, padded, sources, diags);
+  // The ';' that would end the field is ours, not the user's.
+  for (size_t i = first; i < diags.diagnostics().size(); ++i) {
+    std::string &message = diags.diagnostic(i).message;
+    if (message.rfind("expected ';'", 0) == 0)
+      message.replace(0, 12, "expected the end of the value");
+  }
+  if (diags.errorCount() != before || file.decls.size() != 1 ||
+      file.decls[0].body.fields.size() != 1)
+    return nullptr;
+  return std::move(file.decls[0].body.fields[0].value);
 }
 
 bool plexus::frontend::readFile(const std::string &path, std::string &contents,
@@ -1095,9 +1140,28 @@ private:
 
 } // namespace
 
-std::optional<Program> plexus::frontend::loadProgram(const std::string &path,
-                                                     SourceManager &sources,
-                                                     DiagnosticEngine &diags) {
+namespace {
+/// After the files are parsed: the command line's `--set` overrides, then
+/// the Hugging Face configs the models name (whose fields the block, and so
+/// an override, may replace).
+std::optional<Program> finishLoading(Program program, SourceManager &sources,
+                                     DiagnosticEngine &diags,
+                                     const LoadOptions &options) {
+  unsigned before = diags.errorCount();
+  applyOverrides(program, options.overrides, sources, diags);
+  if (diags.errorCount() != before)
+    return std::nullopt;
+  expandHfConfigs(program, sources, diags);
+  if (diags.errorCount() != before)
+    return std::nullopt;
+  return program;
+}
+} // namespace
+
+std::optional<Program>
+plexus::frontend::loadProgram(const std::string &path, SourceManager &sources,
+                              DiagnosticEngine &diags,
+                              const LoadOptions &options) {
   unsigned before = diags.errorCount();
   ProgramLoader loader(sources, diags);
   try {
@@ -1107,13 +1171,12 @@ std::optional<Program> plexus::frontend::loadProgram(const std::string &path,
   }
   if (diags.errorCount() != before)
     return std::nullopt;
-  return loader.take();
+  return finishLoading(loader.take(), sources, diags, options);
 }
 
-std::optional<Program>
-plexus::frontend::loadProgramFromText(const std::string &name, std::string text,
-                                      SourceManager &sources,
-                                      DiagnosticEngine &diags) {
+std::optional<Program> plexus::frontend::loadProgramFromText(
+    const std::string &name, std::string text, SourceManager &sources,
+    DiagnosticEngine &diags, const LoadOptions &options) {
   unsigned before = diags.errorCount();
   ProgramLoader loader(sources, diags);
   try {
@@ -1123,5 +1186,5 @@ plexus::frontend::loadProgramFromText(const std::string &name, std::string text,
   }
   if (diags.errorCount() != before)
     return std::nullopt;
-  return loader.take();
+  return finishLoading(loader.take(), sources, diags, options);
 }

@@ -115,12 +115,6 @@ std::string joinQuoted(const std::vector<std::string> &words) {
   return out;
 }
 
-std::string didYouMean(const std::string &word,
-                       const std::vector<std::string> &candidates) {
-  std::string best = closest(word, candidates);
-  return best.empty() ? "" : "; did you mean '" + best + "'?";
-}
-
 /// The unit spellings of a dimension, most common first.
 std::vector<std::string> unitSpellings(Dimension dim) {
   static const char *const kPrefixes[] = {"",   "K",  "M",  "G",  "T", "P",
@@ -651,7 +645,7 @@ private:
                   {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
                    "vocab", "mlp", "tied_embeddings", "experts", "top_k",
                    "shared_experts", "moe_ffn", "dense_layers", "mtp_layers",
-                   "dtype"},
+                   "dtype", "hf"},
                   diags_);
     cost::TransformerShape s;
     auto layers = r.integer("layers", true, 1, 100000);
@@ -2195,4 +2189,11 @@ std::optional<Spec> plexus::frontend::analyzeProgram(const Program &program,
                                                      SourceManager &sources,
                                                      DiagnosticEngine &diags) {
   return Analyzer(sources, diags).run(program);
+}
+
+std::string
+plexus::frontend::didYouMean(const std::string &word,
+                             const std::vector<std::string> &candidates) {
+  std::string best = closest(word, candidates);
+  return best.empty() ? "" : "; did you mean '" + best + "'?";
 }

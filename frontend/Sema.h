@@ -16,6 +16,8 @@
 #include "frontend/Spec.h"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace plexus::frontend {
 
@@ -29,6 +31,11 @@ std::optional<Spec> analyzeProgram(const Program &program,
 
 /// Levenshtein distance, for "did you mean" suggestions.
 size_t editDistance(const std::string &a, const std::string &b);
+
+/// "; did you mean 'x'?" for the closest candidate within a small edit
+/// distance, or "".
+std::string didYouMean(const std::string &word,
+                       const std::vector<std::string> &candidates);
 
 } // namespace plexus::frontend
 

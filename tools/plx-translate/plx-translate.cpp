@@ -18,10 +18,19 @@
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <iostream>
+
+/// `--set NAME.FIELD=VALUE`, as plxc takes it (frontend/Overrides.h).
+static llvm::cl::list<std::string>
+    setOverrides("set",
+                 llvm::cl::desc("With --import-plx, override one field of "
+                                "the spec: NAME.FIELD[.FIELD...]=VALUE "
+                                "(repeatable; checked like the text)"),
+                 llvm::cl::value_desc("name.field=value"));
 
 static void registerImportPlx() {
   mlir::TranslateToMLIRRegistration importPlx(
@@ -33,7 +42,9 @@ static void registerImportPlx() {
         std::string name = buffer->getBufferIdentifier().str();
         mlir::OwningOpRef<mlir::ModuleOp> module =
             plexus::frontend::importPlxText(
-                *context, name, buffer->getBuffer().str(), std::cerr);
+                *context, name, buffer->getBuffer().str(), std::cerr,
+                plexus::frontend::LoadOptions{
+                    {setOverrides.begin(), setOverrides.end()}});
         if (!module)
           return nullptr;
         return mlir::OwningOpRef<mlir::Operation *>(module.release());

@@ -152,9 +152,22 @@ cl::opt<bool> simulateEveryRank(
              "compares the two)"),
     cl::init(false), cl::Hidden, cl::cat(plxcCategory));
 
+cl::list<std::string> setOverrides(
+    "set",
+    cl::desc("Override one field of the spec before it is checked: "
+             "NAME.FIELD[.FIELD...]=VALUE, e.g. --set job.strategy.sp=8 or "
+             "--set fabric.topology.link=\"100 Gb/s\" (repeatable; a later "
+             "one wins)"),
+    cl::value_desc("name.field=value"), cl::cat(plxcCategory));
+
 cl::opt<bool> printLocations("print-locations",
                              cl::desc("Print .plx locations with --emit=spec"),
                              cl::init(false), cl::cat(plxcCategory));
+
+/// What the command line adds to the spec's files.
+plexus::frontend::LoadOptions loadOptions() {
+  return {{setOverrides.begin(), setOverrides.end()}};
+}
 
 void printVersion(llvm::raw_ostream &os) {
   os << "plxc (Plexus) " << PLEXUS_VERSION << "\n";
@@ -316,7 +329,8 @@ int main(int argc, char **argv) {
     plexus::frontend::SourceManager sources;
     plexus::frontend::DiagnosticEngine diags(sources);
     diags.setErrorLimit(errorLimit);
-    auto program = plexus::frontend::loadProgram(inputFile, sources, diags);
+    auto program =
+        plexus::frontend::loadProgram(inputFile, sources, diags, loadOptions());
     diags.print(std::cerr);
     if (!program)
       return 1;
@@ -328,7 +342,7 @@ int main(int argc, char **argv) {
   plexus::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   mlir::OwningOpRef<mlir::ModuleOp> module = plexus::frontend::importPlxFile(
-      context, inputFile, std::cerr, errorLimit);
+      context, inputFile, std::cerr, errorLimit, loadOptions());
   if (!module)
     return 1;
   // Errors from the passes below point into the .plx files the way the

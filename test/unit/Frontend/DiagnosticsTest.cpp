@@ -68,3 +68,36 @@ TEST(Diagnostics, LocationlessErrorsHaveNoCaret) {
   EXPECT_EQ(os.str(), "error: cannot read 'x.plx': No such file or "
                       "directory\n1 error generated.\n");
 }
+
+TEST(Diagnostics, LocationAtCountsLinesAndCodePoints) {
+  SourceManager sources;
+  uint32_t id = sources.addBuffer("c.json", "{\n  \"é\": 12,\n}\n");
+  // Byte 10 is the '1' of 12 (line 2 starts at byte 2): after two spaces,
+  // a quote, "é" (2 bytes, one column), a quote, ':' and a space: column 8.
+  SourceLocation loc = sources.locationAt(id, 10, 2);
+  EXPECT_EQ(loc.line, 2u);
+  EXPECT_EQ(loc.col, 8u);
+  EXPECT_EQ(loc.length, 2u);
+  EXPECT_EQ(sources.locationAt(id, 0).col, 1u);
+  // Past the end: clamped to the end, never out of the buffer.
+  EXPECT_EQ(sources.locationAt(id, 1000).line, 4u);
+}
+
+TEST(Diagnostics, ADiagnosticInANamedFileEndsWithANoteWhereItIsNamed) {
+  SourceManager sources;
+  uint32_t spec = sources.addBuffer("s.plx", "model m { hf = \"c.json\"; }\n");
+  uint32_t json = sources.addBuffer("c.json", "{\"a\": 1}\n");
+  sources.setOrigin(json, {spec, 1, 16, 8}, "named here");
+  DiagnosticEngine diags(sources);
+  diags.error({json, 1, 7, 1}, "bad");
+  diags.error({spec, 1, 1, 5}, "other"); // no origin: no note
+  std::ostringstream os;
+  diags.print(os);
+  EXPECT_EQ(os.str(), "c.json:1:7: error: bad\n{\"a\": 1}\n      ^\n"
+                      "s.plx:1:16: note: named here\n"
+                      "model m { hf = \"c.json\"; }\n"
+                      "               ^~~~~~~~\n"
+                      "s.plx:1:1: error: other\n"
+                      "model m { hf = \"c.json\"; }\n^~~~~\n"
+                      "2 errors generated.\n");
+}
