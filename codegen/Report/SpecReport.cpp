@@ -312,7 +312,73 @@ static std::string layoutText(const json &layout) {
 }
 
 /// The prediction lines of one train job.
-static void printPrediction(const json &job, std::ostream &os) {
+/// `plxc --explore`: every plan judged for step 0, ranked, each with its
+/// predicted step, MFU and peak memory against the usable memory, or why
+/// it cannot run; the plan is marked '*', a layout the strategy rules out
+/// says which choice it breaks.
+static void printExploration(const json &job, std::ostream &os) {
+  const json &explored = job["explored"];
+  const double usable = job.contains("memory")
+                            ? job["memory"]["usable_bytes"].get<double>()
+                            : 0.0;
+  size_t width = 4;
+  for (const json &e : explored)
+    width = std::max(width, e["plan"].get<std::string>().size());
+  os << "  explored " << explored.size()
+     << " plans for step 0, fastest first ('*' is the plan";
+  if (usable > 0)
+    os << "; memory against the " << report::formatDecimal(usable, "B")
+       << " usable per chip";
+  os << ")\n";
+  char line[512];
+  std::snprintf(
+      line, sizeof(line), "           %4s  %-*s  %-9s  %9s  %6s  %9s\n", "rank",
+      static_cast<int>(width), "plan", "role", "step", "MFU", "memory");
+  os << line;
+  size_t rank = 0;
+  for (const json &e : explored) {
+    const std::string name = e["plan"].get<std::string>();
+    const std::string role = e["role"].get<std::string>();
+    const bool chosen = e["chosen"].get<bool>();
+    char number[16];
+    if (e["feasible"].get<bool>())
+      std::snprintf(number, sizeof(number), "%s%zu", chosen ? "*" : "", ++rank);
+    else
+      std::snprintf(number, sizeof(number), "-");
+    std::string step = "", mfu = "", memory = "";
+    if (e.contains("predicted_step_time_s"))
+      step = secondsText(e["predicted_step_time_s"].get<double>());
+    if (e.contains("mfu") && e["mfu"].is_number()) {
+      char buffer[32];
+      std::snprintf(buffer, sizeof(buffer), "%.1f %%",
+                    100 * e["mfu"].get<double>());
+      mfu = buffer;
+    }
+    if (e.contains("peak_memory_bytes")) {
+      // One decimal for every row, so the column reads down.
+      const double bytes = e["peak_memory_bytes"].get<double>();
+      char buffer[32];
+      if (bytes >= 1e9)
+        std::snprintf(buffer, sizeof(buffer), "%.1f GB", bytes / 1e9);
+      else
+        std::snprintf(buffer, sizeof(buffer), "%.1f MB", bytes / 1e6);
+      memory = buffer;
+    }
+    std::snprintf(line, sizeof(line),
+                  "           %4s  %-*s  %-9s  %9s  %6s  %9s", number,
+                  static_cast<int>(width), name.c_str(), role.c_str(),
+                  step.c_str(), mfu.c_str(), memory.c_str());
+    os << line;
+    if (!e["feasible"].get<bool>())
+      os << "  infeasible: " << e["why_not"].get<std::string>();
+    else if (!e["allowed_by_strategy"].get<bool>())
+      os << "  ruled out by the strategy: "
+         << e["differs_from_strategy"].get<std::string>();
+    os << "\n";
+  }
+}
+
+static void printPrediction(const json &job, std::ostream &os, bool explore) {
   const json &plan = job["plan"];
   os << "  plan     " << plan["strategy"].get<std::string>() << ": "
      << layoutText(plan["layout"]) << ", ZeRO-" << plan["zero"].get<int64_t>();
@@ -488,17 +554,21 @@ static void printPrediction(const json &job, std::ostream &os) {
        << secondsText(b["terms"]["gradient_sync_s"].get<double>())
        << "); efficiency " << efficiency << " (bound / predicted)\n";
   }
-  os << "  baselines (step time, predicted)\n";
-  for (const auto &[name, b] : job["baselines"].items()) {
-    char padded[40];
-    std::snprintf(padded, sizeof(padded), "%-22s", name.c_str());
-    os << "           " << padded;
-    if (b.contains("infeasible"))
-      os << "infeasible: " << b["infeasible"].get<std::string>() << "\n";
-    else if (b.contains("predicted_step_time_s"))
-      os << secondsText(b["predicted_step_time_s"].get<double>()) << "\n";
-    else
-      os << secondsText(b["planned_step_time_s"].get<double>()) << "\n";
+  if (explore && job.contains("explored")) {
+    printExploration(job, os);
+  } else {
+    os << "  baselines (step time, predicted)\n";
+    for (const auto &[name, b] : job["baselines"].items()) {
+      char padded[40];
+      std::snprintf(padded, sizeof(padded), "%-22s", name.c_str());
+      os << "           " << padded;
+      if (b.contains("infeasible"))
+        os << "infeasible: " << b["infeasible"].get<std::string>() << "\n";
+      else if (b.contains("predicted_step_time_s"))
+        os << secondsText(b["predicted_step_time_s"].get<double>()) << "\n";
+      else
+        os << secondsText(b["planned_step_time_s"].get<double>()) << "\n";
+    }
   }
   // A faster plan the strategy rules out is said out loud.
   if (job.contains("faster_baselines"))
@@ -603,7 +673,8 @@ static void printServePrediction(const json &job, std::ostream &os) {
 }
 
 void report::printSpecReport(ModuleOp module, std::ostream &os,
-                             const json &predictions) {
+                             const json &predictions,
+                             const TextReportOptions &options) {
   json root = specReportJson(module, predictions);
   if (root["jobs"].empty()) {
     os << "The spec declares no train or serve job.\n";
@@ -659,7 +730,7 @@ void report::printSpecReport(ModuleOp module, std::ostream &os,
               f["topology"]["link_bandwidth_bytes_per_s"].get<double>(), "B/s")
        << " per link\n";
     if (job.contains("plan"))
-      printPrediction(job, os);
+      printPrediction(job, os, options.explore);
     else if (job.contains("jct"))
       printServePrediction(job, os);
     else if (job.contains("not_planned"))

@@ -25,10 +25,18 @@ specReportJson(mlir::ModuleOp module,
                const nlohmann::ordered_json &predictions =
                    nlohmann::ordered_json::object());
 
+/// What the text report shows beyond its default.
+struct TextReportOptions {
+  /// Each train job's every plan judged for step 0, ranked (the JSON's
+  /// "explored"), in place of its baselines' list.
+  bool explore = false;
+};
+
 /// The same content as a short human-readable text.
 void printSpecReport(mlir::ModuleOp module, std::ostream &os,
                      const nlohmann::ordered_json &predictions =
-                         nlohmann::ordered_json::object());
+                         nlohmann::ordered_json::object(),
+                     const TextReportOptions &options = {});
 
 /// "6.74 B", "355.2 B", "124.4 M": a parameter count for people.
 std::string formatCount(double count);

@@ -618,6 +618,25 @@ void accumulate(Accumulator &acc, const Judged &j, int64_t step,
   }
 }
 
+/// A judged plan as one row of the exploration (step 0 alone).
+ExploredPlan explore(const Judged &j, std::string role, double peakFlops) {
+  ExploredPlan e;
+  e.role = std::move(role);
+  Accumulator acc;
+  acc.outcome.name = j.plan.name;
+  if (j.ok()) {
+    accumulate(acc, j, 0);
+    finish(acc, 1, peakFlops);
+  } else {
+    if (j.plan.ok())
+      addPlanned(acc, j.plan, 0);
+    acc.outcome.error = j.error;
+  }
+  e.outcome = std::move(acc.outcome);
+  e.peakBytes = j.peakBytes;
+  return e;
+}
+
 /// The same plan twice: same layout, ZeRO, checkpointing and packing.
 std::string planKey(const baselines::NamedPlan &p, bool packedByMemory) {
   const step::GroupLayout &l = p.layout;
@@ -1185,6 +1204,49 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
         break;
       }
       if (step == 0) {
+        // Every plan judged, for --explore and the JSON's "explored".
+        const double peakFlops =
+            setup.model.rates().gemmPeak(setup.model.shape.dtype);
+        std::vector<ExploredPlan> feasible, infeasible;
+        auto add = [&](ExploredPlan e, const Judged *judged) {
+          e.chosen = judged == chosen;
+          (e.outcome.ok() ? feasible : infeasible).push_back(std::move(e));
+        };
+        for (const Judged &c : candidates) {
+          ExploredPlan e = explore(
+              c, c.plan.name == mine.name ? "planner" : "candidate", peakFlops);
+          e.outcome.admitted = true;
+          add(std::move(e), &c);
+        }
+        if (!mine.ok()) {
+          Judged failed;
+          failed.plan = mine;
+          failed.error = mine.error;
+          add(explore(failed, "planner", peakFlops), nullptr);
+        }
+        for (size_t k = 1; k < own.size(); ++k)
+          if (!own[k].ok()) {
+            Judged failed;
+            failed.plan = own[k];
+            failed.error = own[k].error;
+            add(explore(failed, "candidate", peakFlops), nullptr);
+          }
+        for (size_t i = 0; i < judgedBaselines.size(); ++i) {
+          ExploredPlan e = explore(judgedBaselines[i], "baseline", peakFlops);
+          // Whether the strategy admits its layout, feasible or not.
+          e.outcome.admitted = baselineAcc[i].outcome.excludedBy.empty();
+          e.outcome.excludedBy = baselineAcc[i].outcome.excludedBy;
+          add(std::move(e), &judgedBaselines[i]);
+        }
+        std::stable_sort(feasible.begin(), feasible.end(),
+                         [](const ExploredPlan &a, const ExploredPlan &b) {
+                           return a.outcome.predictedSeconds <
+                                  b.outcome.predictedSeconds;
+                         });
+        pred.explored = std::move(feasible);
+        for (ExploredPlan &e : infeasible)
+          pred.explored.push_back(std::move(e));
+
         pred.note = mine.note;
         if (chosen->plan.name != mine.name && !candidates.empty() &&
             candidates.front().plan.name == mine.name) {
@@ -1500,6 +1562,42 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
     faster.push_back(std::move(entry));
   }
   j["faster_baselines"] = faster;
+  nlohmann::ordered_json explored = nlohmann::ordered_json::array();
+  for (const ExploredPlan &e : p.explored) {
+    const PlanOutcome &o = e.outcome;
+    nlohmann::ordered_json entry;
+    entry["plan"] = o.name;
+    entry["role"] = e.role;
+    entry["chosen"] = e.chosen;
+    if (!o.checkpoint.empty()) { // planned: its layout is known
+      nlohmann::ordered_json layout;
+      // FlexSP's groups differ by micro-batch (the plan's sp_groups).
+      if (o.name.rfind("flexsp", 0) == 0)
+        layout["sp"] = "adaptive";
+      else
+        layout["sp"] = o.layout.ulysses;
+      layout["tp"] = o.layout.tp;
+      layout["cp"] = o.layout.cp;
+      layout["pp"] = o.layout.pp;
+      entry["layout"] = layout;
+      entry["zero"] = o.zero;
+      entry["checkpoint"] = o.checkpoint;
+    }
+    if (o.ok()) {
+      entry["predicted_step_time_s"] = o.predictedSeconds;
+      entry["mfu"] = o.mfu ? nlohmann::ordered_json(*o.mfu) : nullptr;
+    }
+    if (e.peakBytes > 0)
+      entry["peak_memory_bytes"] = e.peakBytes;
+    entry["allowed_by_strategy"] = o.admitted;
+    if (!o.excludedBy.empty())
+      entry["differs_from_strategy"] = o.excludedBy;
+    entry["feasible"] = o.ok();
+    if (!o.ok())
+      entry["why_not"] = o.error;
+    explored.push_back(std::move(entry));
+  }
+  j["explored"] = explored;
   return j;
 }
 
@@ -1516,6 +1614,8 @@ constexpr const char *kReportKeyOrder[] = {"not_planned",
                                            "error",
                                            "infeasible",
                                            "plan",
+                                           "role",
+                                           "chosen",
                                            "layout",
                                            "sp",
                                            "tp",
@@ -1559,6 +1659,8 @@ constexpr const char *kReportKeyOrder[] = {"not_planned",
                                            "peak_memory_bytes",
                                            "allowed_by_strategy",
                                            "differs_from_strategy",
+                                           "feasible",
+                                           "why_not",
                                            "time_split",
                                            "compute_s",
                                            "communication_s",
@@ -1585,6 +1687,7 @@ constexpr const char *kReportKeyOrder[] = {"not_planned",
                                            "efficiency",
                                            "baselines",
                                            "faster_baselines",
+                                           "explored",
                                            "name",
                                            "ratio",
                                            "why"};

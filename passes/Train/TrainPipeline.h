@@ -99,6 +99,17 @@ struct FasterBaseline {
   std::string why;  ///< what the strategy fixes that the baseline changes
 };
 
+/// One plan judged for step 0, for `plxc --explore` and the JSON report's
+/// "explored": the job's planner's plan, the candidates its strategy
+/// admits, and every baseline, each with its simulated outcome or why it
+/// cannot run.
+struct ExploredPlan {
+  PlanOutcome outcome;   ///< step 0's; `error` says why it is not feasible
+  std::string role;      ///< "planner", "candidate" or "baseline"
+  bool chosen = false;   ///< the job's plan
+  int64_t peakBytes = 0; ///< the busiest rank's, also when over memory
+};
+
 struct TrainPrediction {
   std::string job;
   int64_t steps = 0;
@@ -118,6 +129,9 @@ struct TrainPrediction {
   /// The lower bound on the step (mean over the steps) and its terms.
   double boundSeconds = 0, boundComputeSeconds = 0, boundGradientSeconds = 0;
   std::vector<FasterBaseline> fasterBaselines;
+  /// Every plan judged for step 0: feasible ones fastest first, then the
+  /// rest in the order they were planned.
+  std::vector<ExploredPlan> explored;
   /// A job folded into data-parallel replicas (Replicas.h): how many, of
   /// how many ranks in all; every plan above is one replica's, for the
   /// heaviest share of each step's batch. Step 0's shares: the fewest and

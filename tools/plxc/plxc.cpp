@@ -152,6 +152,14 @@ cl::opt<bool> simulateEveryRank(
              "compares the two)"),
     cl::init(false), cl::Hidden, cl::cat(plxcCategory));
 
+cl::opt<bool> explore(
+    "explore",
+    cl::desc("In the text report, list every plan judged for each train "
+             "job's step 0, fastest first, with its MFU and peak memory or "
+             "why it cannot run (the JSON report always has them, "
+             "\"explored\")"),
+    cl::init(false), cl::cat(plxcCategory));
+
 cl::list<std::string> setOverrides(
     "set",
     cl::desc("Override one field of the spec before it is checked: "
@@ -529,6 +537,7 @@ int main(int argc, char **argv) {
     std::cout << plexus::report::specReportJson(*module, predictions).dump(2)
               << "\n";
   else
-    plexus::report::printSpecReport(*module, std::cout, predictions);
+    plexus::report::printSpecReport(*module, std::cout, predictions,
+                                    {/*explore=*/explore.getValue()});
   return jobsFailed ? 1 : 0;
 }
