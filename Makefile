@@ -21,7 +21,10 @@ configure: deps $(BUILD_DIR)/build.ninja
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-demo: build
+# The demo needs plxc alone: not the fuzzer, the CUDA programs, the benches
+# or the tests, which `make test` builds.
+demo: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target plxc
 	$(BUILD_DIR)/bin/plxc $(DEMO_SPEC)
 
 test: build

@@ -273,12 +273,12 @@ plexus::frontend::importPlxFile(MLIRContext &context, const std::string &path,
   return finish(context, std::move(program), sources, diags, errs);
 }
 
-OwningOpRef<ModuleOp>
-plexus::frontend::importPlxText(MLIRContext &context, const std::string &name,
-                                std::string text, std::ostream &errs,
-                                const LoadOptions &options) {
+OwningOpRef<ModuleOp> plexus::frontend::importPlxText(
+    MLIRContext &context, const std::string &name, std::string text,
+    std::ostream &errs, const LoadOptions &options, unsigned errorLimit) {
   SourceManager sources;
   frontend::DiagnosticEngine diags(sources);
+  diags.setErrorLimit(errorLimit);
   std::optional<Program> program =
       loadProgramFromText(name, std::move(text), sources, diags, options);
   return finish(context, std::move(program), sources, diags, errs);

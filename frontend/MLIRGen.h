@@ -41,7 +41,7 @@ importPlxFile(mlir::MLIRContext &context, const std::string &path,
 mlir::OwningOpRef<mlir::ModuleOp>
 importPlxText(mlir::MLIRContext &context, const std::string &name,
               std::string text, std::ostream &errs,
-              const LoadOptions &options = {});
+              const LoadOptions &options = {}, unsigned errorLimit = 20);
 
 } // namespace plexus::frontend
 

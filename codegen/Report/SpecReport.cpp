@@ -202,8 +202,10 @@ json report::specReportJson(ModuleOp module, const json &predictions) {
           modelJson(lookup<plx::ModelOp>(module, train.getModelAttr()));
       j["data"] =
           datasetJson(lookup<plx::DatasetOp>(module, train.getDataAttr()));
-      j["fabric"] =
-          fabricJson(lookup<plx::FabricOp>(module, train.getFabricAttr()));
+      auto fabric = lookup<plx::FabricOp>(module, train.getFabricAttr());
+      j["fabric"] = fabricJson(fabric);
+      if (fabric)
+        j["chips"] = train.getJobChips(fabric);
       auto it = predictions.find(train.getSymName().str());
       if (it != predictions.end())
         for (const auto &[key, value] : it->items())
@@ -218,8 +220,10 @@ json report::specReportJson(ModuleOp module, const json &predictions) {
           modelJson(lookup<plx::ModelOp>(module, serve.getModelAttr()));
       j["workload"] = workloadJson(
           lookup<plx::WorkloadOp>(module, serve.getWorkloadAttr()));
-      j["fabric"] =
-          fabricJson(lookup<plx::FabricOp>(module, serve.getFabricAttr()));
+      auto fabric = lookup<plx::FabricOp>(module, serve.getFabricAttr());
+      j["fabric"] = fabricJson(fabric);
+      if (fabric)
+        j["chips"] = serve.getJobChips(fabric);
       auto it = predictions.find(serve.getSymName().str());
       if (it != predictions.end())
         for (const auto &[key, value] : it->items())
@@ -255,11 +259,14 @@ static void printFabricAnalysis(const json &f, std::ostream &os) {
      << report::formatDecimal(
             f["bisection_bandwidth_bytes_per_s"].get<double>(), "B/s");
   if (f.contains("cost_usd")) {
-    char ratio[192];
+    // What the ratios compare, in words: this network's dollars per unit
+    // of bandwidth over those of a non-blocking fat-tree that gives the
+    // same chips the same injection bandwidth (passes/Fabric/NetworkCost.h).
+    char ratio[320];
     std::snprintf(ratio, sizeof(ratio),
-                  "; %.3g x / %.3g x the reference fat-tree's cost per "
-                  "injection / "
-                  "bisection bandwidth",
+                  "; per unit of bandwidth it costs %.3g x a non-blocking "
+                  "fat-tree of the same chips and injection bandwidth ($ per "
+                  "injection B/s) and %.3g x ($ per bisection B/s)",
                   f["fat_tree_ratio"]["injection"].get<double>(),
                   f["fat_tree_ratio"]["bisection"].get<double>());
     os << ", injection "
@@ -686,7 +693,10 @@ void report::printSpecReport(ModuleOp module, std::ostream &os,
     const json &m = job["model"];
     const json &f = job["fabric"];
     os << job["kind"].get<std::string>() << " job '"
-       << job["name"].get<std::string>() << "'\n";
+       << job["name"].get<std::string>() << "'";
+    if (job.contains("chips") && job["chips"].is_number_integer())
+      os << " on " << job["chips"].get<int64_t>() << " chips";
+    os << "\n";
     os << "  model    " << m["name"].get<std::string>() << ": "
        << m["kind"].get<std::string>() << ", "
        << formatCount(m["parameters"].get<double>()) << " parameters";

@@ -1,6 +1,8 @@
 //===- StepPlanners.cpp - Static layouts as planned training steps --------===//
 #include "passes/Baselines/StepPlanners.h"
 
+#include "dialects/Common/ByteText.h"
+
 #include "passes/Cost/Overlap.h"
 
 #include "passes/Baselines/StaticSp.h"
@@ -22,11 +24,7 @@ using step::StepPlan;
 
 namespace {
 
-std::string gbText(double bytes) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.1f GB", bytes / 1e9);
-  return buffer;
-}
+std::string gbText(double bytes) { return bytesText(bytes); }
 
 bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 

@@ -1,5 +1,6 @@
 //===- TrainPipeline.cpp - Plan, lower and simulate each train job --------===//
 #include "passes/Train/TrainPipeline.h"
+#include "dialects/Common/ByteText.h"
 #include "passes/Train/ProgressMeter.h"
 
 #include "passes/Lower/StepLowering.h"
@@ -521,11 +522,7 @@ std::string durationText(double seconds) {
   return buffer;
 }
 
-std::string gigabytes(int64_t bytes) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof(buffer), "%.1f GB", double(bytes) / 1e9);
-  return buffer;
-}
+std::string gigabytes(int64_t bytes) { return bytesText(double(bytes)); }
 
 /// What would bring a plan's memory down, for its layout.
 std::string memoryKnob(const baselines::NamedPlan &plan) {

@@ -2,7 +2,7 @@
 (or -plx-predict-train) attached to each plx.train, and that
 --plx-serve-pipeline-default attached to each plx.serve, with plxc's JSON
 report of the same spec: every field of plxc's job object but the spec's
-echo (name, kind, batch, steps, seed, model, data, workload, fabric) and the
+echo (name, kind, batch, steps, seed, model, data, workload, fabric, chips) and the
 planners' wall time must be in the attribute, numbers exactly (the same
 doubles, printed two ways), baselines in the same order.
 
@@ -161,7 +161,7 @@ def main():
             got["baselines"] = dict(zip(names, got["baselines"]))
         fields = {k: v for k, v in job.items()
                   if k not in ("name", "kind", "batch", "steps", "seed", "model", "data",
-                               "workload", "fabric", "solver_time_s",
+                               "workload", "fabric", "chips", "solver_time_s",
                                "planner_time_s")}
         d = same(fields, got, job["name"])
         if d:

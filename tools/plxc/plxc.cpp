@@ -61,7 +61,8 @@ enum class ReportFormat { Text, Json };
 
 cl::OptionCategory plxcCategory("plxc options");
 
-cl::opt<std::string> inputFile(cl::Positional, cl::desc("<spec.plx>"),
+cl::opt<std::string> inputFile(cl::Positional,
+                               cl::desc("<spec.plx, or - for standard input>"),
                                cl::Required, cl::cat(plxcCategory));
 
 cl::opt<Emit> emit(
@@ -97,6 +98,12 @@ cl::opt<std::string> outputDir("o",
                                         "into this directory"),
                                cl::value_desc("dir"), cl::cat(plxcCategory));
 
+cl::opt<bool> quiet(
+    "quiet",
+    cl::desc("Print errors and warnings only: no progress lines, no notes, "
+             "and with -o no report on standard output"),
+    cl::init(false), cl::cat(plxcCategory));
+
 enum class ProgressMode { Auto, Always, Never };
 cl::opt<ProgressMode> progressMode(
     "progress",
@@ -110,6 +117,8 @@ cl::opt<ProgressMode> progressMode(
 
 /// Whether progress lines are printed.
 bool progressOn() {
+  if (quiet)
+    return false;
   return progressMode == ProgressMode::Always ||
          (progressMode == ProgressMode::Auto && ::isatty(2));
 }
@@ -171,6 +180,25 @@ cl::list<std::string> setOverrides(
 cl::opt<bool> printLocations("print-locations",
                              cl::desc("Print .plx locations with --emit=spec"),
                              cl::init(false), cl::cat(plxcCategory));
+
+/// `-` names standard input.
+bool fromStdin() { return inputFile == "-"; }
+
+/// The spec's name in generated files and diagnostics.
+std::string sourceName() {
+  return fromStdin() ? std::string("<stdin>")
+                     : llvm::sys::path::filename(inputFile).str();
+}
+
+/// The spec's text from standard input, read once.
+const std::string &stdinText() {
+  static const std::string text = [] {
+    std::ostringstream buffer;
+    buffer << std::cin.rdbuf();
+    return buffer.str();
+  }();
+  return text;
+}
 
 /// What the command line adds to the spec's files.
 plexus::frontend::LoadOptions loadOptions() {
@@ -262,7 +290,7 @@ bool writeProgramFiles(mlir::ModuleOp module, const std::string &dir) {
     llvm::raw_string_ostream cppOs(cpp), launchOs(launch), jsonOs(json),
         topoOs(topo);
     plexus::codegen::CppOptions cppOptions;
-    cppOptions.source = llvm::sys::path::filename(inputFile).str();
+    cppOptions.source = sourceName();
     plexus::codegen::LaunchOptions launchOptions;
     launchOptions.sourceDir = PLEXUS_SOURCE_DIR;
     launchOptions.buildDir = PLEXUS_BINARY_DIR;
@@ -283,12 +311,17 @@ bool writeProgramFiles(mlir::ModuleOp module, const std::string &dir) {
   }
   if (ok)
     progress.stage(files + "printing rt.mlir (5 of 6)");
+  // The circuit table is placement's: written whether or not a program is.
+  auto circuits = plexus::report::circuitsJson(module);
   if (!ok) {
     progress.clear();
-    std::cerr << "plxc: note: no program written: " << why << "\n";
-    return true;
+    if (!quiet)
+      std::cerr << "plxc: note: skipped rt.mlir, program.cpp, launch.sh, "
+                   "plan.json and nccl-topo.xml (no program for the first "
+                   "train job): "
+                << why << "\n";
+    return writeFile(dir, "circuits.json", circuits.dump(1) + "\n");
   }
-  auto circuits = plexus::report::circuitsJson(module);
   const std::string rt = printModule(*lowered, false);
   progress.stage(files + "writing the files (6 of 6)");
   if (!writeFile(dir, "rt.mlir", rt) ||
@@ -338,7 +371,10 @@ int main(int argc, char **argv) {
     plexus::frontend::DiagnosticEngine diags(sources);
     diags.setErrorLimit(errorLimit);
     auto program =
-        plexus::frontend::loadProgram(inputFile, sources, diags, loadOptions());
+        fromStdin() ? plexus::frontend::loadProgramFromText(
+                          "<stdin>", stdinText(), sources, diags, loadOptions())
+                    : plexus::frontend::loadProgram(inputFile, sources, diags,
+                                                    loadOptions());
     diags.print(std::cerr);
     if (!program)
       return 1;
@@ -349,8 +385,13 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   plexus::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
-  mlir::OwningOpRef<mlir::ModuleOp> module = plexus::frontend::importPlxFile(
-      context, inputFile, std::cerr, errorLimit, loadOptions());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      fromStdin()
+          ? plexus::frontend::importPlxText(context, "<stdin>", stdinText(),
+                                            std::cerr, loadOptions(),
+                                            errorLimit)
+          : plexus::frontend::importPlxFile(context, inputFile, std::cerr,
+                                            errorLimit, loadOptions());
   if (!module)
     return 1;
   // Errors from the passes below point into the .plx files the way the
@@ -486,7 +527,7 @@ int main(int argc, char **argv) {
       return 0;
     }
     plexus::codegen::CppOptions cppOptions;
-    cppOptions.source = llvm::sys::path::filename(inputFile).str();
+    cppOptions.source = sourceName();
     std::string text;
     llvm::raw_string_ostream os(text);
     if (mlir::failed(plexus::codegen::verifyForCodegen(*lowered)) ||
@@ -533,6 +574,9 @@ int main(int argc, char **argv) {
   nlohmann::ordered_json predictions = nlohmann::ordered_json::object();
   if (!runPipeline(predictions))
     return 1;
+  // --quiet with -o: the report is in DIR/report.json.
+  if (quiet && !outputDir.empty())
+    return jobsFailed ? 1 : 0;
   if (reportFormat == ReportFormat::Json)
     std::cout << plexus::report::specReportJson(*module, predictions).dump(2)
               << "\n";
