@@ -2,6 +2,7 @@
 #include "frontend/Diagnostics.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
 #include <sstream>
 
@@ -209,7 +210,79 @@ std::string DiagnosticEngine::format(Severity severity, SourceLocation loc,
   return os.str();
 }
 
+namespace {
+/// A JSON string literal of UTF-8 text: quotes, backslashes and control
+/// characters escaped.
+std::string jsonString(const std::string &text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    default:
+      if (c < 0x20) {
+        char buffer[8];
+        std::snprintf(buffer, sizeof(buffer), "\\u%04x", c);
+        out += buffer;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+  }
+  return out + "\"";
+}
+} // namespace
+
+std::string plexus::frontend::jsonDiagnosticLine(
+    const std::string &file, uint32_t line, uint32_t column,
+    const std::string &severity, const std::string &message,
+    const std::vector<JsonDiagnosticNote> &notes) {
+  std::string out = "{\"file\": " + jsonString(file) +
+                    ", \"line\": " + std::to_string(line) +
+                    ", \"column\": " + std::to_string(column) +
+                    ", \"severity\": " + jsonString(severity) +
+                    ", \"message\": " + jsonString(message) + ", \"notes\": [";
+  for (size_t i = 0; i < notes.size(); ++i)
+    out += std::string(i ? ", " : "") +
+           "{\"file\": " + jsonString(notes[i].file) +
+           ", \"line\": " + std::to_string(notes[i].line) +
+           ", \"column\": " + std::to_string(notes[i].column) +
+           ", \"message\": " + jsonString(notes[i].message) + "}";
+  return out + "]}";
+}
+
 void DiagnosticEngine::print(std::ostream &os) const {
+  if (format_ == DiagnosticFormat::Json) {
+    auto note = [&](SourceLocation loc, const std::string &message) {
+      return JsonDiagnosticNote{sources_.name(loc.fileId), loc.line, loc.col,
+                                message};
+    };
+    for (const Diagnostic &d : diags_) {
+      std::vector<JsonDiagnosticNote> notes;
+      for (const DiagnosticNote &n : d.notes)
+        notes.push_back(note(n.loc, n.message));
+      if (const DiagnosticNoteOrigin *o = sources_.origin(d.loc.fileId))
+        notes.push_back(note(o->loc, o->note));
+      os << jsonDiagnosticLine(sources_.name(d.loc.fileId), d.loc.line,
+                               d.loc.col, severityName(d.severity), d.message,
+                               notes)
+         << "\n";
+    }
+    return;
+  }
   unsigned shown = 0;
   for (const Diagnostic &d : diags_) {
     if (d.severity == Severity::Error && errorLimit_ != 0 &&

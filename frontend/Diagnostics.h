@@ -68,6 +68,11 @@ private:
 
 enum class Severity { Error, Warning, Note };
 
+/// How diagnostics are printed: clang's text, or one JSON object a line
+/// (`{"file", "line", "column", "severity", "message", "notes": [...]}`,
+/// plxc --diagnostics=json).
+enum class DiagnosticFormat { Text, Json };
+
 struct DiagnosticNote {
   SourceLocation loc;
   std::string message;
@@ -102,6 +107,8 @@ public:
   /// counted but not shown.
   void print(std::ostream &os) const;
   void setErrorLimit(unsigned limit) { errorLimit_ = limit; }
+  /// JSON: every diagnostic, one object a line, no limit and no count line.
+  void setFormat(DiagnosticFormat format) { format_ = format; }
   /// Formats one location + message + source line + caret.
   std::string format(Severity severity, SourceLocation loc,
                      const std::string &message) const;
@@ -111,7 +118,22 @@ private:
   std::vector<Diagnostic> diags_;
   unsigned errorCount_ = 0;
   unsigned errorLimit_ = 20;
+  DiagnosticFormat format_ = DiagnosticFormat::Text;
 };
+
+/// One diagnostic as a JSON object on one line, without the newline:
+/// {"file": ..., "line": N, "column": N, "severity": ..., "message": ...,
+///  "notes": [{"file", "line", "column", "message"}, ...]}. The fields
+/// are JSON-escaped; a location without a file has file "" and line 0.
+struct JsonDiagnosticNote {
+  std::string file;
+  uint32_t line = 0, column = 0;
+  std::string message;
+};
+std::string jsonDiagnosticLine(const std::string &file, uint32_t line,
+                               uint32_t column, const std::string &severity,
+                               const std::string &message,
+                               const std::vector<JsonDiagnosticNote> &notes);
 
 /// Number of UTF-8 code points in `text` (invalid bytes count as one each).
 uint32_t countCodePoints(std::string_view text);

@@ -269,6 +269,7 @@ plexus::frontend::importPlxFile(MLIRContext &context, const std::string &path,
   SourceManager sources;
   frontend::DiagnosticEngine diags(sources);
   diags.setErrorLimit(errorLimit);
+  diags.setFormat(options.diagnosticFormat);
   std::optional<Program> program = loadProgram(path, sources, diags, options);
   return finish(context, std::move(program), sources, diags, errs);
 }
@@ -279,6 +280,7 @@ OwningOpRef<ModuleOp> plexus::frontend::importPlxText(
   SourceManager sources;
   frontend::DiagnosticEngine diags(sources);
   diags.setErrorLimit(errorLimit);
+  diags.setFormat(options.diagnosticFormat);
   std::optional<Program> program =
       loadProgramFromText(name, std::move(text), sources, diags, options);
   return finish(context, std::move(program), sources, diags, errs);

@@ -36,6 +36,8 @@ struct LoadOptions {
   /// `--set` flags' arguments, `NAME.FIELD[.FIELD...]=VALUE`, in order
   /// (Overrides.h).
   std::vector<std::string> overrides;
+  /// How importPlxFile and importPlxText print the diagnostics.
+  DiagnosticFormat diagnosticFormat = DiagnosticFormat::Text;
 };
 
 /// Reads and parses `path` and, recursively, the files it imports (paths

@@ -45,6 +45,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <unistd.h>
@@ -103,6 +104,30 @@ cl::opt<bool> quiet(
     cl::desc("Print errors and warnings only: no progress lines, no notes, "
              "and with -o no report on standard output"),
     cl::init(false), cl::cat(plxcCategory));
+
+enum class DiagnosticsMode { Text, Json };
+cl::opt<DiagnosticsMode> diagnosticsMode(
+    "diagnostics", cl::desc("How errors, warnings and notes are printed"),
+    cl::init(DiagnosticsMode::Text),
+    cl::values(clEnumValN(DiagnosticsMode::Text, "text",
+                          "file:line:col, the line and a caret (clang's)"),
+               clEnumValN(DiagnosticsMode::Json, "json",
+                          "one JSON object a line on stderr: file, line, "
+                          "column, severity, message, notes")),
+    cl::cat(plxcCategory));
+
+bool jsonDiagnostics() { return diagnosticsMode == DiagnosticsMode::Json; }
+
+/// plxc's own messages (not about a place in the spec), as the diagnostics
+/// are printed.
+void driverMessage(const char *severity, const std::string &message) {
+  if (jsonDiagnostics())
+    std::cerr << plexus::frontend::jsonDiagnosticLine("", 0, 0, severity,
+                                                      message, {})
+              << "\n";
+  else
+    std::cerr << "plxc: " << severity << ": " << message << "\n";
+}
 
 enum class ProgressMode { Auto, Always, Never };
 cl::opt<ProgressMode> progressMode(
@@ -202,7 +227,9 @@ const std::string &stdinText() {
 
 /// What the command line adds to the spec's files.
 plexus::frontend::LoadOptions loadOptions() {
-  return {{setOverrides.begin(), setOverrides.end()}};
+  return {{setOverrides.begin(), setOverrides.end()},
+          jsonDiagnostics() ? plexus::frontend::DiagnosticFormat::Json
+                            : plexus::frontend::DiagnosticFormat::Text};
 }
 
 void printVersion(llvm::raw_ostream &os) {
@@ -226,7 +253,7 @@ bool writeFile(const std::string &dir, const std::string &name,
   std::ofstream out(path.str().str(), std::ios::binary);
   out << contents;
   if (!out) {
-    std::cerr << "plxc: error: cannot write '" << path.str().str() << "'\n";
+    driverMessage("error", "cannot write '" + path.str().str() + "'");
     return false;
   }
   return true;
@@ -316,10 +343,10 @@ bool writeProgramFiles(mlir::ModuleOp module, const std::string &dir) {
   if (!ok) {
     progress.clear();
     if (!quiet)
-      std::cerr << "plxc: note: skipped rt.mlir, program.cpp, launch.sh, "
-                   "plan.json and nccl-topo.xml (no program for the first "
-                   "train job): "
-                << why << "\n";
+      driverMessage("note", "skipped rt.mlir, program.cpp, launch.sh, "
+                            "plan.json and nccl-topo.xml (no program for "
+                            "the first train job): " +
+                                why);
     return writeFile(dir, "circuits.json", circuits.dump(1) + "\n");
   }
   const std::string rt = printModule(*lowered, false);
@@ -370,6 +397,7 @@ int main(int argc, char **argv) {
     plexus::frontend::SourceManager sources;
     plexus::frontend::DiagnosticEngine diags(sources);
     diags.setErrorLimit(errorLimit);
+    diags.setFormat(loadOptions().diagnosticFormat);
     auto program =
         fromStdin() ? plexus::frontend::loadProgramFromText(
                           "<stdin>", stdinText(), sources, diags, loadOptions())
@@ -400,18 +428,51 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context,
                                                llvm::errs());
+  // --diagnostics=json: the passes' diagnostics as JSON lines instead.
+  std::optional<mlir::ScopedDiagnosticHandler> jsonHandler;
+  if (jsonDiagnostics())
+    jsonHandler.emplace(&context, [](mlir::Diagnostic &d) {
+      auto where = [](mlir::Location loc) {
+        plexus::frontend::JsonDiagnosticNote at;
+        if (auto file = loc->findInstanceOf<mlir::FileLineColLoc>()) {
+          at.file = file.getFilename().str();
+          at.line = file.getLine();
+          at.column = file.getColumn();
+        }
+        return at;
+      };
+      std::vector<plexus::frontend::JsonDiagnosticNote> notes;
+      for (mlir::Diagnostic &n : d.getNotes()) {
+        plexus::frontend::JsonDiagnosticNote note = where(n.getLocation());
+        note.message = n.str();
+        notes.push_back(std::move(note));
+      }
+      const plexus::frontend::JsonDiagnosticNote at = where(d.getLocation());
+      const char *severity =
+          d.getSeverity() == mlir::DiagnosticSeverity::Error     ? "error"
+          : d.getSeverity() == mlir::DiagnosticSeverity::Warning ? "warning"
+          : d.getSeverity() == mlir::DiagnosticSeverity::Note    ? "note"
+                                                                 : "remark";
+      llvm::errs().flush();
+      std::cerr << plexus::frontend::jsonDiagnosticLine(
+                       at.file, at.line, at.column, severity, d.str(), notes)
+                << "\n";
+      return mlir::success();
+    });
   // Count the errors of placement and planning, as the frontend does, and
   // end with clang's "N errors generated." line.
   unsigned errorCount = 0;
   mlir::ScopedDiagnosticHandler counter(&context, [&](mlir::Diagnostic &d) {
     if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
       ++errorCount;
-    return mlir::failure(); // let the source-manager handler print it
+    return mlir::failure(); // let the printing handler print it
   });
   struct ErrorCountLine {
     unsigned &count;
     ~ErrorCountLine() {
       llvm::errs().flush();
+      if (jsonDiagnostics())
+        return;
       if (count == 1)
         std::cerr << "1 error generated.\n";
       else if (count > 1)
@@ -464,7 +525,7 @@ int main(int argc, char **argv) {
     const size_t serveJobs =
         llvm::range_size(module->getOps<plexus::plx::ServeOp>());
     if (!tracePath.empty() && trainJobs == 0 && serveJobs == 0) {
-      std::cerr << "plxc: error: --trace needs a train or serve job\n";
+      driverMessage("error", "--trace needs a train or serve job");
       return false;
     }
     if (serveJobs > 0) {
@@ -487,8 +548,8 @@ int main(int argc, char **argv) {
     }
     if (!outputDir.empty()) {
       if (std::error_code ec = llvm::sys::fs::create_directories(outputDir)) {
-        std::cerr << "plxc: error: cannot create '" << outputDir
-                  << "': " << ec.message() << "\n";
+        driverMessage("error", "cannot create '" + outputDir.getValue() +
+                                   "': " + ec.message());
         return false;
       }
       std::ostringstream json;
@@ -519,7 +580,7 @@ int main(int argc, char **argv) {
     std::string why;
     mlir::OwningOpRef<mlir::ModuleOp> lowered = lowerFirstStep(*module, why);
     if (!lowered) {
-      std::cerr << "plxc: error: " << why << "\n";
+      driverMessage("error", why);
       return 1;
     }
     if (emit == Emit::Rt) {
@@ -554,14 +615,14 @@ int main(int argc, char **argv) {
   if (emit == Emit::FabricDot) {
     plexus::plx::FabricOp fabric = plexus::report::primaryFabric(*module);
     if (!fabric) {
-      std::cerr << "plxc: error: --emit=fabric-dot needs one fabric (or a "
-                   "job naming one)\n";
+      driverMessage("error",
+                    "--emit=fabric-dot needs one fabric (or a job naming one)");
       return 1;
     }
     std::string error;
     auto dot = plexus::report::fabricDot(fabric, /*maxNodes=*/256, error);
     if (!dot) {
-      std::cerr << "plxc: error: " << error << "\n";
+      driverMessage("error", error);
       return 1;
     }
     std::cout << *dot;
