@@ -77,6 +77,8 @@ static json modelJson(plx::ModelOp model) {
   j["mtp_layers"] = s.mtpLayers;
   j["dtype"] = dtypeName(s.dtype);
   j["weight_bytes"] = cost::totalParameters(s) * cost::bytesPerElement(s.dtype);
+  j["mlp"] = s.mlp == cost::MlpKind::GeLU ? "gelu" : "swiglu";
+  j["tied_embeddings"] = s.tiedEmbeddings;
   return j;
 }
 

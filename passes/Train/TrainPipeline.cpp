@@ -1362,6 +1362,8 @@ nlohmann::ordered_json outcomeJson(const PlanOutcome &o, bool brief) {
     layout["tp"] = o.layout.tp;
     layout["cp"] = o.layout.cp;
     layout["pp"] = o.layout.pp;
+    if (o.layout.vpp > 1)
+      layout["vpp"] = o.layout.vpp;
     j["layout"] = layout;
     j["zero"] = o.zero;
     if (o.zeroOnDemand)
@@ -1576,9 +1578,21 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
       layout["tp"] = o.layout.tp;
       layout["cp"] = o.layout.cp;
       layout["pp"] = o.layout.pp;
+      if (o.layout.vpp > 1)
+        layout["vpp"] = o.layout.vpp;
       entry["layout"] = layout;
       entry["zero"] = o.zero;
       entry["checkpoint"] = o.checkpoint;
+      if (o.checkpointLayers > 0)
+        entry["checkpoint_first_layers"] = o.checkpointLayers;
+      if (o.zeroOnDemand)
+        entry["zero_prefetch"] = 0;
+      if (o.pipelines > 0) {
+        entry["pipelines"] = o.pipelines;
+        entry["chunks"] = o.microBatches;
+      } else {
+        entry["microbatches"] = o.microBatches;
+      }
     }
     if (o.ok()) {
       entry["predicted_step_time_s"] = o.predictedSeconds;
@@ -1618,6 +1632,7 @@ constexpr const char *kReportKeyOrder[] = {"not_planned",
                                            "tp",
                                            "cp",
                                            "pp",
+                                           "vpp",
                                            "zero",
                                            "zero_prefetch",
                                            "checkpoint",

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Cpp/EmitCpp.h"
 #include "codegen/Report/FabricReport.h"
+#include "codegen/Report/FrameworkArgs.h"
 #include "codegen/Report/SpecReport.h"
 #include "dialects/Plan/IR/PlanDialect.h"
 #include "dialects/Plx/IR/PlxDialect.h"
@@ -23,9 +24,9 @@
 #include "passes/Instantiate/Passes.h"
 #include "passes/Placement/Passes.h"
 #include "passes/Report/ReportAttr.h"
-#include "passes/Simulate/EventSimulator.h"
 #include "passes/ServeJob/Passes.h"
 #include "passes/ServeJob/ServePipeline.h"
+#include "passes/Simulate/EventSimulator.h"
 #include "passes/Train/Passes.h"
 #include "passes/Train/ProgressMeter.h"
 #include "passes/Train/TrainPipeline.h"
@@ -57,7 +58,20 @@
 namespace cl = llvm::cl;
 
 namespace {
-enum class Emit { Report, Ast, Spec, Plan, Rt, Cpp, Circuits, FabricDot };
+enum class Emit {
+  Report,
+  Ast,
+  Spec,
+  Plan,
+  Rt,
+  Cpp,
+  Circuits,
+  FabricDot,
+  Megatron,
+  DeepSpeed,
+  SGLang,
+  Vllm
+};
 enum class ReportFormat { Text, Json };
 
 cl::OptionCategory plxcCategory("plxc options");
@@ -80,7 +94,17 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::Circuits, "circuits",
                           "the RailX OCS circuit table as JSON"),
                clEnumValN(Emit::FabricDot, "fabric-dot",
-                          "Graphviz of a small fabric")),
+                          "Graphviz of a small fabric"),
+               clEnumValN(Emit::Megatron, "megatron",
+                          "each train job's plan as Megatron-LM's torchrun "
+                          "pretrain_gpt.py arguments"),
+               clEnumValN(Emit::DeepSpeed, "deepspeed",
+                          "each train job's plan as a DeepSpeed "
+                          "ds_config.json (ZeRO, Ulysses)"),
+               clEnumValN(Emit::SGLang, "sglang",
+                          "each serve job's plan as SGLang server arguments"),
+               clEnumValN(Emit::Vllm, "vllm",
+                          "each serve job's plan as vLLM serve arguments")),
     cl::cat(plxcCategory));
 
 cl::opt<ReportFormat> reportFormat(
@@ -627,6 +651,21 @@ int main(int argc, char **argv) {
     }
     std::cout << *dot;
     return 0;
+  }
+  if (emit == Emit::Megatron || emit == Emit::DeepSpeed ||
+      emit == Emit::SGLang || emit == Emit::Vllm) {
+    nlohmann::ordered_json predictions = nlohmann::ordered_json::object();
+    if (!runPipeline(predictions))
+      return 1;
+    const plexus::report::Framework framework =
+        emit == Emit::Megatron    ? plexus::report::Framework::Megatron
+        : emit == Emit::DeepSpeed ? plexus::report::Framework::DeepSpeed
+        : emit == Emit::SGLang    ? plexus::report::Framework::SGLang
+                                  : plexus::report::Framework::Vllm;
+    std::cout << plexus::report::frameworkLaunch(
+        plexus::report::specReportJson(*module, predictions), framework,
+        sourceName());
+    return jobsFailed ? 1 : 0;
   }
   if (emit == Emit::Spec) {
     std::cout << printModule(*module, printLocations);
