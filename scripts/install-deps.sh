@@ -18,6 +18,8 @@ PACKAGES=(
   libboost-graph-dev nlohmann-json3-dev libfmt-dev libcli11-dev
   # Tests, benchmarks, fuzzing
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
+  # report.html's well-formedness test (xmllint)
+  libxml2-utils
 )
 
 missing=()

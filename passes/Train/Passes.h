@@ -54,6 +54,11 @@ struct TrainPipelineOptions
       *this, "progress",
       llvm::cl::desc("print progress lines on stderr after a second"),
       llvm::cl::init(false)};
+  Option<int64_t> timelineColumns{
+      *this, "timeline-columns",
+      llvm::cl::desc("add each job's step 0 binned into this many columns "
+                     "to its prediction (0: none)"),
+      llvm::cl::init(0)};
 };
 
 /// plxc's stages for train jobs, in order: plx-instantiate, plx-place,

@@ -276,6 +276,9 @@ def PredictTrainPass : Pass<"plx-predict-train", "::mlir::ModuleOp"> {
            "simulate link contention between concurrent transfers">,
     Option<"tracePath", "trace", "std::string", "\"\"",
            "write a Chrome trace of the first job's step 0 to this file">,
+    Option<"timelineColumns", "timeline-columns", "int64_t", "0",
+           "add each job's step 0 binned into this many columns to its "
+           "prediction (its timeline; 0: none)">,
     Option<"progress", "progress", "bool", "false",
            "print progress lines on stderr once judging takes a second">,
   ];

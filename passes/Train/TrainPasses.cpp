@@ -530,6 +530,7 @@ struct PredictTrainPass
     options.maxReplicaRanks = maxReplicaRanks;
     options.contention = contention;
     options.tracePath = tracePath;
+    options.timelineColumns = timelineColumns;
     options.progress = progressSink(progress);
     FailureOr<std::vector<train::TrainPrediction>> predictions =
         train::predictTrainJobs(module, options);
@@ -570,6 +571,7 @@ void plexus::train::buildTrainPipeline(OpPassManager &pm,
   predict.maxReplicaRanks = options.maxReplicaRanks;
   predict.contention = options.contention;
   predict.tracePath = options.tracePath;
+  predict.timelineColumns = options.timelineColumns;
   predict.progress = options.progress;
   pm.addPass(createPredictTrainPass(predict));
 }

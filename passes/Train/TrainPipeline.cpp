@@ -1275,19 +1275,26 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
         accumulate(baselineAcc[i], judgedBaselines[i], step);
     }
     eraseAlternatives(module, name);
-    if (failure.empty() && firstStep && !traced &&
-        !options.tracePath.empty()) {
+    const bool traceNow =
+        failure.empty() && firstStep && !traced && !options.tracePath.empty();
+    const bool timelineNow =
+        failure.empty() && firstStep && options.timelineColumns > 0;
+    if (traceNow || timelineNow) {
       // The same deterministic simulation as the judge's, with its spans.
       StepSimulation again =
           simulateStep(firstStep->plan, simComm, &orders, /*keepSpans=*/true,
                        replicas, ctx->comm);
-      if (std::string error =
-              again.error.empty()
-                  ? sim::writeChromeTrace(again.result, options.tracePath)
-                  : again.error;
-          !error.empty())
-        failure = "cannot write the trace: " + error;
-      traced = true;
+      if (traceNow) {
+        if (std::string error =
+                again.error.empty()
+                    ? sim::writeChromeTrace(again.result, options.tracePath)
+                    : again.error;
+            !error.empty())
+          failure = "cannot write the trace: " + error;
+        traced = true;
+      }
+      if (timelineNow && again.error.empty())
+        pred.timeline = sim::binTimeline(again.result, options.timelineColumns);
     }
     if (!failure.empty()) {
       std::string why = "train job '" + name + "': " + failure;
@@ -1609,6 +1616,32 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
     explored.push_back(std::move(entry));
   }
   j["explored"] = explored;
+  if (p.timeline) {
+    const sim::Timeline &t = *p.timeline;
+    nlohmann::ordered_json timeline;
+    timeline["step_s"] = t.stepSeconds;
+    timeline["columns"] = t.columns;
+    nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+    auto lane = [](const std::vector<sim::TimelineRun> &runs) {
+      nlohmann::ordered_json out = nlohmann::ordered_json::array();
+      for (const sim::TimelineRun &r : runs)
+        out.push_back(
+            nlohmann::ordered_json::array({r.kind, r.start, r.length}));
+      return out;
+    };
+    for (const sim::TimelineGroup &g : t.groups) {
+      nlohmann::ordered_json group;
+      group["ranks"] = sim::rankRanges(g.ranks);
+      group["count"] = static_cast<int64_t>(g.ranks.size());
+      group["ops"] = lane(g.ops);
+      if (!g.stream.empty())
+        group["stream"] = lane(g.stream);
+      groups.push_back(std::move(group));
+    }
+    timeline["groups"] = std::move(groups);
+    timeline["groups_not_shown"] = t.groupsNotShown;
+    j["timeline"] = std::move(timeline);
+  }
   return j;
 }
 
@@ -1700,6 +1733,14 @@ constexpr const char *kReportKeyOrder[] = {"not_planned",
                                            "baselines",
                                            "faster_baselines",
                                            "explored",
+                                           "timeline",
+                                           "step_s",
+                                           "columns",
+                                           "groups",
+                                           "count",
+                                           "ops",
+                                           "stream",
+                                           "groups_not_shown",
                                            "name",
                                            "ratio",
                                            "why"};

@@ -20,6 +20,7 @@
 #include "passes/Baselines/StepPlanners.h"
 #include "passes/Lower/StepLowering.h"
 #include "passes/Simulate/EventSimulator.h"
+#include "passes/Simulate/Timeline.h"
 #include "passes/StepModel/PipelinePlan.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -36,6 +37,10 @@ namespace plexus::train {
 struct PipelineOptions {
   /// Write a Chrome trace of the first train job's primary plan (step 0).
   std::string tracePath;
+  /// When > 0, each train job's step 0 is simulated again with its spans
+  /// and binned into so many columns (sim::binTimeline) for the report's
+  /// "timeline" (plxc -o's report.html).
+  int64_t timelineColumns = 0;
   /// Jobs with more ranks are neither planned nor simulated (the report
   /// says why): a guard far above the sizes plxc plans.
   int64_t maxSimulatedRanks = 1 << 20;
@@ -132,6 +137,8 @@ struct TrainPrediction {
   /// Every plan judged for step 0: feasible ones fastest first, then the
   /// rest in the order they were planned.
   std::vector<ExploredPlan> explored;
+  /// The plan's step 0 at a chart's resolution (timelineColumns > 0).
+  std::optional<sim::Timeline> timeline;
   /// A job folded into data-parallel replicas (Replicas.h): how many, of
   /// how many ranks in all; every plan above is one replica's, for the
   /// heaviest share of each step's batch. Step 0's shares: the fewest and

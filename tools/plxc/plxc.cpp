@@ -6,12 +6,13 @@
 // Reads a spec, checks it, places its jobs, plans, lowers and simulates each
 // training job's steps with its strategy and the standard baselines, and
 // prints the report (default) or the requested intermediate form. With -o,
-// also writes spec.mlir, plan.mlir and report.json into DIR.
+// also writes spec.mlir, plan.mlir, report.json and report.html into DIR.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Cpp/EmitCpp.h"
 #include "codegen/Report/FabricReport.h"
 #include "codegen/Report/FrameworkArgs.h"
+#include "codegen/Report/HtmlReport.h"
 #include "codegen/Report/SpecReport.h"
 #include "dialects/Plan/IR/PlanDialect.h"
 #include "dialects/Plx/IR/PlxDialect.h"
@@ -116,8 +117,9 @@ cl::opt<ReportFormat> reportFormat(
 cl::opt<std::string> outputDir("o",
                                cl::desc("With the report or --emit=plan, also "
                                         "write spec.mlir, plan.mlir, "
-                                        "report.json and, for the first "
-                                        "train job, rt.mlir, program.cpp, "
+                                        "report.json, report.html and, for "
+                                        "the first train job, rt.mlir, "
+                                        "program.cpp, "
                                         "launch.sh, plan.json, "
                                         "nccl-topo.xml and circuits.json "
                                         "into this directory"),
@@ -520,6 +522,9 @@ int main(int argc, char **argv) {
     trainOptions.maxReplicaRanks = maxReplicaRanks.getValue();
     trainOptions.contention = contention.getValue();
     trainOptions.progress = progressOn();
+    // report.html's timeline of each train job's step 0.
+    if (!outputDir.empty())
+      trainOptions.timelineColumns = 600;
     plexus::train::buildTrainPipeline(pm, trainOptions);
     if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
       return false;
@@ -582,6 +587,10 @@ int main(int argc, char **argv) {
       if (!writeFile(outputDir, "spec.mlir", specText) ||
           !writeFile(outputDir, "plan.mlir", printModule(*module, true)) ||
           !writeFile(outputDir, "report.json", json.str()) ||
+          !writeFile(outputDir, "report.html",
+                     plexus::report::htmlReport(
+                         plexus::report::specReportJson(*module, predictions),
+                         sourceName())) ||
           !writeProgramFiles(*module, outputDir))
         return false;
     }
