@@ -250,7 +250,9 @@ TEST(StepPlanners, LayoutCapacityWithoutRoomForTheModelStates) {
   TrainSetup s = tinySetup(2, kResidentZero0);
   Capacity c = layoutCapacity(s, {2, 1, 1, 1}, 64);
   EXPECT_EQ(c.tokensPerChip, 0);
-  EXPECT_TRUE(contains(c.error, "the model states alone need 0.0 GB per chip"))
+  // The tiny model's states are kilobytes: said in KB, not "0.0 GB".
+  EXPECT_TRUE(
+      contains(c.error, "the model states alone need 107.8 KB per chip"))
       << c.error;
   EXPECT_TRUE(contains(c.error, "shard them further (zero, tp or pp)"))
       << c.error;
@@ -538,7 +540,7 @@ TEST(StepPlanners, StandardBaselinesInOrder) {
   EXPECT_EQ(plans[1].name, "static-sp-2");
   EXPECT_EQ(plans[2].name, "static-sp-4");
   EXPECT_TRUE(contains(plans[0].error,
-                       "sequence 0 (300 tokens) needs 0.0 GB per chip under "
+                       "sequence 0 (300 tokens) needs 370.5 KB per chip under "
                        "static-sp-1"))
       << plans[0].error;
   EXPECT_TRUE(contains(plans[1].error, "(200 tokens per group)"))
