@@ -214,8 +214,16 @@ namespace {
 /// A JSON string literal of UTF-8 text: quotes, backslashes and control
 /// characters escaped.
 std::string jsonString(const std::string &text) {
+  // JSON text is UTF-8: a message that echoes invalid bytes (a data file's,
+  // a parser's "last read") gets U+FFFD for every byte above 0x7F.
+  uint32_t badLine = 0, badCol = 0;
+  const bool utf8 = validateUtf8(text, badLine, badCol);
   std::string out = "\"";
   for (unsigned char c : text) {
+    if (!utf8 && c >= 0x80) {
+      out += "\\ufffd";
+      continue;
+    }
     switch (c) {
     case '"':
       out += "\\\"";

@@ -440,9 +440,16 @@ private:
       std::optional<int64_t> rank = integer("kv_lora_rank");
       std::optional<int64_t> rope = integer("qk_rope_head_dim");
       std::optional<int64_t> v = integer("v_head_dim");
+      // Needed only for what the block does not write: v_head_dim for
+      // head_dim, all three for kv_heads.
+      const bool needKv = !written_.count("kv_heads");
+      const bool needHead = !written_.count("head_dim");
       for (const char *key : {"kv_lora_rank", "qk_rope_head_dim", "v_head_dim"})
-        if (!get(key))
-          missing(key, "head_dim");
+        if (!get(key) &&
+            (needKv || (needHead && std::string(key) == "v_head_dim")))
+          missing(key, std::string(key) == "v_head_dim" && needHead
+                           ? "head_dim"
+                           : "kv_heads");
       if (rank && rope && v && *v > 0) {
         const int64_t cache = *rank + *rope;
         const int64_t kv = std::max<int64_t>(

@@ -37,6 +37,14 @@ public:
       if (i != eq && text_[i] != '.')
         continue;
       std::string part = text_.substr(start, i - start);
+      // `sp = 2` reads as `sp=2`: spaces around the names are dropped.
+      size_t lead = part.find_first_not_of(" \t");
+      if (lead != std::string::npos && lead > 0) {
+        part.erase(0, lead);
+        start += lead;
+      }
+      while (!part.empty() && (part.back() == ' ' || part.back() == '\t'))
+        part.pop_back();
       if (!isIdentifier(part)) {
         error(start, std::max<size_t>(1, part.size()),
               part.empty() ? "expected a name here (--set "

@@ -1002,21 +1002,53 @@ plexus::frontend::parseValueAt(uint32_t fileId, size_t offset,
                                        " cannot be parsed in place");
     return nullptr;
   }
+  // A ';' outside a string would end the field early and start another:
+  // the value is the whole rest of the flag.
+  bool quoted = false;
+  for (size_t i = offset; i < text.size(); ++i) {
+    if (text[i] == '\\' && quoted) {
+      ++i;
+      continue;
+    }
+    if (text[i] == '"')
+      quoted = !quoted;
+    else if (text[i] == ';' && !quoted) {
+      diags.error(sources.locationAt(fileId, i),
+                  "a --set value is the rest of the flag; ';' cannot end it "
+                  "(give each field its own --set)");
+      return nullptr;
+    }
+  }
+  // The field's end goes on a line of its own, so that a '//' comment in
+  // the value does not swallow it.
   std::string padded =
       head + std::string(offset - head.size(), ' ') + text.substr(offset);
-  padded += ";}";
+  padded += "\n;}";
   unsigned before = diags.errorCount();
   const size_t first = diags.diagnostics().size();
   SourceFile file = parseText(fileId, padded, sources, diags);
-  // The ';' that would end the field is ours, not the user's.
+  // The ';' that would end the field is ours, not the user's; an error
+  // at it (on the line added after the flag) is at the flag's end.
+  const uint32_t lines =
+      1 + static_cast<uint32_t>(std::count(text.begin(), text.end(), '\n'));
   for (size_t i = first; i < diags.diagnostics().size(); ++i) {
-    std::string &message = diags.diagnostic(i).message;
-    if (message.rfind("expected ';'", 0) == 0)
-      message.replace(0, 12, "expected the end of the value");
+    Diagnostic &d = diags.diagnostic(i);
+    if (d.message.rfind("expected ';'", 0) == 0)
+      d.message.replace(0, 12, "expected the end of the value");
+    if (d.loc.fileId == fileId && d.loc.line > lines) {
+      d.loc = sources.locationAt(fileId, text.size());
+      const std::string got = ", got ';'";
+      if (size_t at = d.message.find(got); at != std::string::npos)
+        d.message.replace(at, got.size(), " at the end of the flag");
+    }
   }
-  if (diags.errorCount() != before || file.decls.size() != 1 ||
-      file.decls[0].body.fields.size() != 1)
+  if (diags.errorCount() != before)
     return nullptr;
+  if (file.decls.size() != 1 || file.decls[0].body.fields.size() != 1) {
+    diags.error(sources.locationAt(fileId, offset),
+                "a --set value must be one value");
+    return nullptr;
+  }
   return std::move(file.decls[0].body.fields[0].value);
 }
 

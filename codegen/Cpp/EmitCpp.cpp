@@ -11,6 +11,7 @@
 #include "dialects/Plx/IR/PlxDialect.h"
 #include "dialects/Rt/IR/RtDialect.h"
 #include "passes/Simulate/Passes.h"
+#include "passes/Simulate/Timeline.h"
 
 #include "mlir/Pass/PassManager.h"
 
@@ -289,17 +290,7 @@ private:
 
 /// "0-3, 8, 10-11": increasing ranks as ranges.
 std::string rankRanges(const std::vector<int64_t> &ranks) {
-  std::string out;
-  for (size_t i = 0; i < ranks.size();) {
-    size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
-      ++j;
-    out += (out.empty() ? "" : ", ") + std::to_string(ranks[i]);
-    if (j > i)
-      out += "-" + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return out;
+  return sim::rankRanges(ranks);
 }
 
 class Reader {

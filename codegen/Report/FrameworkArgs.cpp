@@ -244,28 +244,42 @@ void megatron(std::ostringstream &os, const json &job,
   const int64_t seq = sequenceLength(job);
   w.push_back(flag("--seq-length", seq));
   w.push_back(flag("--max-position-embeddings", seq));
-  // Sequences per micro-batch of one model replica: the batch over the
-  // data-parallel replicas and the plan's micro-batches.
-  const int64_t batch = integer(job, "batch");
+  // Megatron-LM's samples: the batch's sequences when they all have the
+  // sequence length, else step 0's tokens packed into samples of it.
+  const bool fixed = fixedLength(job["data"]);
+  int64_t samples = integer(job, "batch");
+  if (!fixed && job.contains("sequence_lengths")) {
+    int64_t tokens = 0;
+    for (const json &n : job["sequence_lengths"])
+      tokens += n.get<int64_t>();
+    samples = std::max<int64_t>(1, (tokens + seq - 1) / seq);
+  }
+  // Samples per micro-batch of one model replica: over the data-parallel
+  // replicas and the plan's micro-batches; the global batch is a multiple
+  // of both, as Megatron-LM requires.
   const int64_t dp = std::max<int64_t>(1, chips / (t.sp * t.cp * t.tp * t.pp));
   const int64_t perReplica = dp * std::max<int64_t>(1, t.microbatches);
   const int64_t micro =
-      std::max<int64_t>(1, (batch + perReplica - 1) / perReplica);
+      std::max<int64_t>(1, (samples + perReplica - 1) / perReplica);
   w.push_back(flag("--micro-batch-size", micro));
-  w.push_back(flag("--global-batch-size", batch));
-  if (micro * perReplica != batch)
-    notes.push_back("--micro-batch-size " + std::to_string(micro) +
-                    " rounds up the plan's " + std::to_string(batch) +
-                    " sequences over " + std::to_string(dp) +
-                    " data-parallel replicas and " +
-                    std::to_string(t.microbatches) + " micro-batches");
-  if (!fixedLength(job["data"]))
+  w.push_back(flag("--global-batch-size", micro * perReplica));
+  if (micro * perReplica != samples)
+    notes.push_back("--global-batch-size " +
+                    std::to_string(micro * perReplica) + " rounds up the " +
+                    std::to_string(samples) +
+                    (fixed ? " sequences" : " packed samples") + " to " +
+                    std::to_string(dp) + " data-parallel replicas x " +
+                    std::to_string(std::max<int64_t>(1, t.microbatches)) +
+                    " micro-batches x " + std::to_string(micro) + " sample" +
+                    (micro > 1 ? "s" : ""));
+  if (!fixed)
     notes.push_back(
         "the plan packs the batch's variable-length sequences; Megatron-LM "
         "trains samples of --seq-length " +
         std::to_string(seq) +
-        " tokens: pack the documents into such samples (with "
-        "--reset-position-ids --reset-attention-mask) for the same work");
+        " tokens: the batch sizes count step 0's tokens packed into such "
+        "samples (pack the documents, with --reset-position-ids "
+        "--reset-attention-mask)");
   // The layout.
   w.push_back(flag("--tensor-model-parallel-size", t.tp));
   if (t.tp > 1)
@@ -338,7 +352,7 @@ void deepspeed(std::ostringstream &os, const json &job,
                     std::to_string(micro * dp * accumulation) +
                     " sequences, the job's batch " + std::to_string(batch) +
                     " rounded up to micro-batches of whole sequences on " +
-                    std::to_string(dp) + " sequence-parallel groups");
+                    std::to_string(dp) + " data-parallel replicas");
   notes.push_back("the plan packs sequences by tokens; DeepSpeed's "
                   "micro-batches hold train_micro_batch_size_per_gpu samples");
   json ds;

@@ -1357,6 +1357,18 @@ predictTrainJobs(ModuleOp module, const PipelineOptions &options) {
 
 namespace {
 
+/// {"sp", "tp", "cp", "pp"} and "vpp" when interleaved.
+nlohmann::ordered_json layoutJson(const PlanOutcome &o) {
+  nlohmann::ordered_json layout;
+  layout["sp"] = o.layout.ulysses;
+  layout["tp"] = o.layout.tp;
+  layout["cp"] = o.layout.cp;
+  layout["pp"] = o.layout.pp;
+  if (o.layout.vpp > 1)
+    layout["vpp"] = o.layout.vpp;
+  return layout;
+}
+
 nlohmann::ordered_json outcomeJson(const PlanOutcome &o, bool brief) {
   nlohmann::ordered_json j;
   if (!o.ok()) {
@@ -1364,14 +1376,7 @@ nlohmann::ordered_json outcomeJson(const PlanOutcome &o, bool brief) {
     return j;
   }
   if (!brief) {
-    nlohmann::ordered_json layout;
-    layout["sp"] = o.layout.ulysses;
-    layout["tp"] = o.layout.tp;
-    layout["cp"] = o.layout.cp;
-    layout["pp"] = o.layout.pp;
-    if (o.layout.vpp > 1)
-      layout["vpp"] = o.layout.vpp;
-    j["layout"] = layout;
+    j["layout"] = layoutJson(o);
     j["zero"] = o.zero;
     if (o.zeroOnDemand)
       j["zero_prefetch"] = 0;
@@ -1576,17 +1581,10 @@ nlohmann::ordered_json predictionJson(const TrainPrediction &p) {
     entry["role"] = e.role;
     entry["chosen"] = e.chosen;
     if (!o.checkpoint.empty()) { // planned: its layout is known
-      nlohmann::ordered_json layout;
+      nlohmann::ordered_json layout = layoutJson(o);
       // FlexSP's groups differ by micro-batch (the plan's sp_groups).
       if (o.name.rfind("flexsp", 0) == 0)
         layout["sp"] = "adaptive";
-      else
-        layout["sp"] = o.layout.ulysses;
-      layout["tp"] = o.layout.tp;
-      layout["cp"] = o.layout.cp;
-      layout["pp"] = o.layout.pp;
-      if (o.layout.vpp > 1)
-        layout["vpp"] = o.layout.vpp;
       entry["layout"] = layout;
       entry["zero"] = o.zero;
       entry["checkpoint"] = o.checkpoint;
