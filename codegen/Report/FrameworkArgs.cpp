@@ -240,25 +240,32 @@ void megatron(std::ostringstream &os, const json &job,
   w.push_back(dtype == "fp16" ? "--fp16" : "--bf16");
   if (dtype == "fp8")
     w.push_back("--fp8-format hybrid");
-  // The data: Megatron-LM trains samples of one length.
-  const int64_t seq = sequenceLength(job);
-  w.push_back(flag("--seq-length", seq));
-  w.push_back(flag("--max-position-embeddings", seq));
-  // Megatron-LM's samples: the batch's sequences when they all have the
-  // sequence length, else step 0's tokens packed into samples of it.
+  // Megatron-LM trains samples of --seq-length tokens. Every sequence of
+  // that length (Megatron-LM's SC'21 specs): the batch's sequences are the
+  // samples. Else the plan's packing: step 0's tokens over the data-parallel
+  // replicas and the plan's micro-batches make one sample each (never
+  // shorter than the longest sequence), rounded up to a multiple of what
+  // tensor and context parallelism split.
   const bool fixed = fixedLength(job["data"]);
-  int64_t samples = integer(job, "batch");
-  if (!fixed && job.contains("sequence_lengths")) {
-    int64_t tokens = 0;
-    for (const json &n : job["sequence_lengths"])
-      tokens += n.get<int64_t>();
-    samples = std::max<int64_t>(1, (tokens + seq - 1) / seq);
-  }
-  // Samples per micro-batch of one model replica: over the data-parallel
-  // replicas and the plan's micro-batches; the global batch is a multiple
-  // of both, as Megatron-LM requires.
   const int64_t dp = std::max<int64_t>(1, chips / (t.sp * t.cp * t.tp * t.pp));
   const int64_t perReplica = dp * std::max<int64_t>(1, t.microbatches);
+  int64_t seq = sequenceLength(job);
+  int64_t samples = integer(job, "batch");
+  if (!fixed && job.contains("sequence_lengths") &&
+      !job["sequence_lengths"].empty()) {
+    int64_t tokens = 0, longest = 0;
+    for (const json &n : job["sequence_lengths"]) {
+      tokens += n.get<int64_t>();
+      longest = std::max(longest, n.get<int64_t>());
+    }
+    const int64_t unit = std::max<int64_t>(128, 2 * t.sp * t.cp * t.tp);
+    seq = std::max((tokens + perReplica - 1) / perReplica, longest);
+    seq = (seq + unit - 1) / unit * unit;
+    samples = std::max<int64_t>(1, (tokens + seq - 1) / seq);
+  }
+  w.push_back(flag("--seq-length", seq));
+  w.push_back(
+      flag("--max-position-embeddings", std::max(seq, sequenceLength(job))));
   const int64_t micro =
       std::max<int64_t>(1, (samples + perReplica - 1) / perReplica);
   w.push_back(flag("--micro-batch-size", micro));
