@@ -247,9 +247,16 @@ public:
     family_ = modelType->get<std::string>();
     auto rules = familyRules().find(family_);
     if (rules == familyRules().end()) {
+      // A multimodal config nests its language model under text_config.
+      const nlohmann::json *text = get("text_config");
       error(keys_["model_type"].value, keys_["model_type"].valueLength,
             "unknown Hugging Face architecture '" + family_ + "' (plxc reads " +
-                families() + ")" + didYouMean(family_, hfModelTypes()));
+                families() + ")" +
+                (text && text->is_object()
+                     ? "; its language model is under 'text_config', which "
+                       "plxc does not read: name that model's own "
+                       "config.json"
+                     : didYouMean(family_, hfModelTypes())));
       return;
     }
     unsigned before = diags_.errorCount();
@@ -328,14 +335,18 @@ private:
     const nlohmann::json *j = get(key);
     if (!j)
       return std::nullopt;
-    if (j->is_number_unsigned())
-      return j->get<uint64_t>() > uint64_t(INT64_MAX)
-                 ? INT64_MAX
-                 : static_cast<int64_t>(j->get<uint64_t>());
-    if (j->is_number_integer() ||
-        (j->is_number_float() &&
-         std::floor(j->get<double>()) == j->get<double>() &&
-         std::fabs(j->get<double>()) < 9e18)) {
+    // Beyond 64 bits: too large, not "not whole" (the language's range
+    // checks report the rest at the value).
+    const bool whole = j->is_number_integer() ||
+                       (j->is_number_float() &&
+                        std::floor(j->get<double>()) == j->get<double>());
+    if ((j->is_number_unsigned() && j->get<uint64_t>() > uint64_t(INT64_MAX)) ||
+        (j->is_number_float() && whole &&
+         std::fabs(j->get<double>()) >= 9e18)) {
+      errorAt(key, "'" + key + "' is too large, got " + j->dump());
+      return std::nullopt;
+    }
+    if (whole) {
       if (j->is_number_integer())
         return j->get<int64_t>();
       return static_cast<int64_t>(j->get<double>());
@@ -512,8 +523,9 @@ private:
         j->is_string() ? kTypes.find(j->get<std::string>()) : kTypes.end();
     if (it == kTypes.end()) {
       errorAt(key, "'" + std::string(key) +
-                       "' must be one of 'bfloat16', "
-                       "'float16', 'float32' or 'float8_e4m3fn', got " +
+                       "' must be one of 'bfloat16', 'float16', 'half', "
+                       "'float32', 'float', 'float8_e4m3fn' or 'float8_e5m2', "
+                       "got " +
                        j->dump());
       return;
     }

@@ -416,6 +416,10 @@ int main(int argc, char **argv) {
       "Checks a .plx spec (a model, its data, the fabric and a train or serve\n"
       "job) and prints what it declares. See docs/language.md.\n");
 
+  if (outputDir.getNumOccurrences() > 0 && outputDir.empty()) {
+    driverMessage("error", "-o needs a directory");
+    return 1;
+  }
   if (simulateEveryRank)
     plexus::sim::setDefaultSymmetry(false);
 
