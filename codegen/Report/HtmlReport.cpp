@@ -1,6 +1,8 @@
 //===- HtmlReport.cpp - report.html: the report as one page with charts ---===//
 #include "codegen/Report/HtmlReport.h"
 
+#include "dialects/Common/ByteText.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -59,14 +61,8 @@ std::string seconds(double s) {
   return buffer;
 }
 
-std::string bytes(double b) {
-  char buffer[48];
-  if (b >= 1e9)
-    std::snprintf(buffer, sizeof(buffer), "%.1f GB", b / 1e9);
-  else
-    std::snprintf(buffer, sizeof(buffer), "%.1f MB", b / 1e6);
-  return buffer;
-}
+/// Sizes in the unit that fits, as the text report prints them.
+std::string bytes(double b) { return plexus::bytesText(b); }
 
 const char *color(const std::string &kind) {
   if (kind == "fwd")

@@ -1,6 +1,8 @@
 //===- SpecReport.cpp - What a checked spec declares, for people ----------===//
 #include "codegen/Report/SpecReport.h"
 
+#include "dialects/Common/ByteText.h"
+
 #include "codegen/Report/FabricReport.h"
 #include "dialects/Plx/IR/PlxDialect.h"
 
@@ -363,16 +365,8 @@ static void printExploration(const json &job, std::ostream &os) {
                     100 * e["mfu"].get<double>());
       mfu = buffer;
     }
-    if (e.contains("peak_memory_bytes")) {
-      // One decimal for every row, so the column reads down.
-      const double bytes = e["peak_memory_bytes"].get<double>();
-      char buffer[32];
-      if (bytes >= 1e9)
-        std::snprintf(buffer, sizeof(buffer), "%.1f GB", bytes / 1e9);
-      else
-        std::snprintf(buffer, sizeof(buffer), "%.1f MB", bytes / 1e6);
-      memory = buffer;
-    }
+    if (e.contains("peak_memory_bytes")) // one decimal: the column reads down
+      memory = bytesText(e["peak_memory_bytes"].get<double>());
     std::snprintf(line, sizeof(line),
                   "           %4s  %-*s  %-9s  %9s  %6s  %9s", number,
                   static_cast<int>(width), name.c_str(), role.c_str(),
